@@ -1,0 +1,59 @@
+# Needs only python3 and pip: uv is installed into .tools/, the project into .venv/.
+SHELL := /bin/bash
+PYTHON ?= python3
+UV_VERSION := 0.13.8
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: install run test worker serve lint format check-migrations clean
+
+$(UV):
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(TOOLS) "uv==$(UV_VERSION)"
+
+$(VENV)/.synced: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+## install: the project and its locked dependencies into .venv
+install: $(VENV)/.synced
+
+## run: the embedded default (SQLite, eager Celery, demo data) on 127.0.0.1:8000
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## test: the whole suite
+test: install
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+## worker: Celery worker with embedded beat (needs REDIS_URL)
+worker: install
+	@if [ -z "$$REDIS_URL" ]; then echo "make worker needs REDIS_URL (without it, tasks run eagerly in the web process)"; exit 1; fi
+	$(BIN)/celery -A config worker --beat --loglevel=INFO
+
+## serve: gunicorn, as in production (set the production variables first)
+serve: install
+	$(BIN)/python manage.py collectstatic --noinput
+	$(BIN)/gunicorn config.wsgi:application --bind $(HOST):$(PORT) --workers $${WEB_CONCURRENCY:-3} --timeout 30
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+check-migrations: install
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .ruff_cache

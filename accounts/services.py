@@ -1,0 +1,425 @@
+"""Account use cases: every write with a rule, called by views, admin, commands and tasks alike."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import string
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import authenticate, password_validation
+from django.contrib.auth.models import update_last_login
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from rest_framework_simplejwt.exceptions import TokenBackendError, TokenError
+from rest_framework_simplejwt.settings import api_settings as jwt_settings
+from rest_framework_simplejwt.state import token_backend
+from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, OutstandingToken
+from rest_framework_simplejwt.tokens import RefreshToken
+from rest_framework_simplejwt.utils import get_md5_hash_password
+
+from accounts.models import (
+    AccountType,
+    ApiKey,
+    AppPassword,
+    OneTimeToken,
+    User,
+    normalize_email,
+)
+from common.email import send_templated_email
+from common.errors import Forbidden, NotFound, ServiceError, Unauthorized, ValidationFailed
+
+BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="api"'}
+API_KEY_PREFIX = "emp_"
+_LOWER_ALNUM = string.ascii_lowercase + string.digits
+_ALNUM = string.ascii_letters + string.digits
+# last_used_at is written at most once a minute per key or password, not on every request.
+_TOUCH_INTERVAL = timedelta(minutes=1)
+
+
+def _sha256(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+# --- Accounts ---------------------------------------------------------------------------------
+
+
+def _check_password(password: str, *, user: User) -> None:
+    try:
+        password_validation.validate_password(password, user=user)
+    except DjangoValidationError as exc:
+        raise ValidationFailed({"password": list(exc.messages)}) from None
+
+
+def account_create(
+    *,
+    email: str,
+    password: str,
+    name: str,
+    type: str = AccountType.DEVELOPER,
+    email_verified: bool = False,
+    check_password_strength: bool = True,
+) -> User:
+    """Create an account; 422 on invalid values, 400 when the e-mail is taken."""
+    email = normalize_email(email)
+    name = (name or "").strip()
+    errors: dict[str, list[str]] = {}
+    if type not in AccountType.values:
+        errors["type"] = [f"Must be one of: {', '.join(AccountType.values)}."]
+    if not name:
+        errors["name"] = ["This field may not be blank."]
+    if not password:
+        errors["password"] = ["This field may not be blank."]
+    if errors:
+        raise ValidationFailed(errors)
+    if check_password_strength:
+        _check_password(password, user=User(email=email, name=name))
+    if User.objects.filter(email=email).exists():
+        raise ServiceError(
+            "An account with this e-mail address already exists.", code="email_taken"
+        )
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(
+                email, password, name=name, type=type, email_verified=email_verified
+            )
+    except IntegrityError:  # a concurrent registration of the same address won
+        raise ServiceError(
+            "An account with this e-mail address already exists.", code="email_taken"
+        ) from None
+
+
+@transaction.atomic
+def account_register(*, email: str, password: str, name: str) -> User:
+    """Self-service sign-up: a developer account that must verify its e-mail address."""
+    user = account_create(email=email, password=password, name=name, type=AccountType.DEVELOPER)
+    _send_verification(user)
+    return user
+
+
+# --- One-time e-mail tokens -------------------------------------------------------------------
+
+
+def _issue_token(user: User, purpose: str, lifetime: timedelta) -> str:
+    """A new token for `purpose`; earlier unused ones of the same purpose stop working."""
+    OneTimeToken.objects.filter(user=user, purpose=purpose, used_at__isnull=True).delete()
+    raw = secrets.token_urlsafe(32)
+    now = timezone.now()
+    OneTimeToken.objects.create(
+        user=user,
+        purpose=purpose,
+        token_hash=_sha256(raw),
+        created_at=now,
+        expires_at=now + lifetime,
+    )
+    return raw
+
+
+def _find_token(raw: str, purpose: str, *, lock: bool = False) -> OneTimeToken:
+    rows = OneTimeToken.objects.select_related("user")
+    if lock:
+        rows = rows.select_for_update(of=("self",))
+    token = rows.filter(token_hash=_sha256(raw or ""), purpose=purpose).first()
+    if (
+        token is None
+        or token.used_at is not None
+        or token.expires_at <= timezone.now()
+        or not token.user.is_active
+    ):
+        raise ServiceError("This link is invalid or has expired.", code="invalid_token")
+    return token
+
+
+def _mail_token(user: User, purpose: str, lifetime: timedelta, template: str, page: str) -> None:
+    """Issue a one-time token and e-mail it, as a front-end link and as the bare token."""
+    raw = _issue_token(user, purpose, lifetime)
+    send_templated_email(
+        to=user.email,
+        template=template,
+        context={
+            "user": user,
+            "token": raw,
+            "link": f"{settings.FRONTEND_URL}/{page}?token={raw}",
+            "lifetime": _describe(lifetime),
+        },
+    )
+
+
+def _describe(lifetime: timedelta) -> str:
+    minutes = int(lifetime.total_seconds() // 60)
+    if minutes % 60:
+        return f"{minutes} minutes"
+    hours = minutes // 60
+    return "1 hour" if hours == 1 else f"{hours} hours"
+
+
+def _send_verification(user: User) -> None:
+    _mail_token(
+        user,
+        OneTimeToken.Purpose.VERIFY_EMAIL,
+        timedelta(hours=settings.EMAIL_VERIFICATION_TOKEN_HOURS),
+        "accounts/verify_email",
+        "verify-email",
+    )
+
+
+def verification_resend(*, email: str) -> None:
+    """Send a new verification link to an unverified account; silent for anything else."""
+    user = User.objects.filter(
+        email=normalize_email(email), is_active=True, email_verified=False
+    ).first()
+    if user is not None:
+        with transaction.atomic():
+            _send_verification(user)
+
+
+@transaction.atomic
+def email_verify(*, token: str) -> User:
+    row = _find_token(token, OneTimeToken.Purpose.VERIFY_EMAIL, lock=True)
+    row.used_at = timezone.now()
+    row.save(update_fields=["used_at"])
+    user = row.user
+    if not user.email_verified:
+        user.email_verified = True
+        user.save(update_fields=["email_verified"])
+    return user
+
+
+def password_reset_request(*, email: str) -> None:
+    """E-mail a reset link to an active account; silent when there is none."""
+    user = User.objects.filter(email=normalize_email(email), is_active=True).first()
+    if user is None:
+        return
+    with transaction.atomic():
+        _mail_token(
+            user,
+            OneTimeToken.Purpose.RESET_PASSWORD,
+            timedelta(minutes=settings.PASSWORD_RESET_TOKEN_MINUTES),
+            "accounts/password_reset",
+            "reset-password",
+        )
+
+
+def password_reset(*, token: str, password: str) -> User:
+    """Set a new password with a reset token.
+
+    The token is spent only when the password is accepted. Every session of the account ends
+    (refresh tokens are revoked; access tokens carry a digest of the old password hash and stop
+    working). The e-mail counts as verified: the link reached the inbox.
+    """
+    _check_password(password, user=_find_token(token, OneTimeToken.Purpose.RESET_PASSWORD).user)
+    with transaction.atomic():
+        row = _find_token(token, OneTimeToken.Purpose.RESET_PASSWORD, lock=True)
+        row.used_at = timezone.now()
+        row.save(update_fields=["used_at"])
+        user = row.user
+        user.set_password(password)
+        user.email_verified = True
+        user.save(update_fields=["password", "email_verified"])
+        revoke_all_sessions(user)
+    return user
+
+
+# --- Sessions (JWT) ---------------------------------------------------------------------------
+
+
+def _token_pair(refresh: RefreshToken) -> dict:
+    return {
+        "access_token": str(refresh.access_token),
+        "refresh_token": str(refresh),
+        "token_type": "Bearer",
+        "expires_in": int(jwt_settings.ACCESS_TOKEN_LIFETIME.total_seconds()),
+    }
+
+
+def issue_tokens(user: User) -> dict:
+    refresh = RefreshToken.for_user(user)
+    update_last_login(None, user)
+    return {**_token_pair(refresh), "user": user}
+
+
+def login(*, email: str, password: str, request=None) -> dict:
+    user = authenticate(request, email=normalize_email(email), password=password)
+    if user is None:
+        raise Unauthorized(
+            "Invalid e-mail or password.", code="invalid_credentials", headers=BEARER_CHALLENGE
+        )
+    if not user.email_verified:
+        raise Forbidden(
+            "This account's e-mail address is not verified yet. Follow the link in the "
+            "verification e-mail, or ask for a new one with POST "
+            "/api/v1/portal/auth/resend-verification.",
+            code="email_not_verified",
+        )
+    return issue_tokens(user)
+
+
+def _invalid_refresh() -> Unauthorized:
+    return Unauthorized(
+        "The refresh token is invalid, expired or revoked; log in again.",
+        code="token_not_valid",
+        headers=BEARER_CHALLENGE,
+    )
+
+
+def token_refresh(*, refresh_token: str) -> dict:
+    """Rotate: the refresh token is spent and a new pair is issued. Reuse answers 401."""
+    try:
+        token = RefreshToken(refresh_token)
+    except TokenError:
+        raise _invalid_refresh() from None
+    user = User.objects.filter(pk=token.get(jwt_settings.USER_ID_CLAIM)).first()
+    if (
+        user is None
+        or not user.is_active
+        or token.get(jwt_settings.REVOKE_TOKEN_CLAIM) != get_md5_hash_password(user.password)
+    ):
+        raise _invalid_refresh()
+    with transaction.atomic():
+        outstanding = (
+            OutstandingToken.objects.select_for_update(of=("self",))
+            .filter(jti=token[jwt_settings.JTI_CLAIM])
+            .order_by()  # the model orders by user: an outer join FOR UPDATE cannot lock
+            .first()
+        )
+        if outstanding is None:
+            raise _invalid_refresh()
+        _blacklisted, created = BlacklistedToken.objects.get_or_create(token=outstanding)
+        if not created:  # a concurrent refresh spent it first
+            raise _invalid_refresh()
+        return _token_pair(RefreshToken.for_user(user))
+
+
+def logout(*, refresh_token: str) -> None:
+    """Revoke a refresh token. Revoking one that is already revoked is not an error."""
+    try:
+        payload = token_backend.decode(refresh_token or "", verify=True)
+    except TokenBackendError:
+        raise _invalid_refresh() from None
+    if payload.get(jwt_settings.TOKEN_TYPE_CLAIM) != "refresh":
+        raise _invalid_refresh()
+    outstanding = OutstandingToken.objects.filter(jti=payload.get(jwt_settings.JTI_CLAIM)).first()
+    if outstanding is None:
+        raise _invalid_refresh()
+    BlacklistedToken.objects.get_or_create(token=outstanding)
+
+
+def revoke_all_sessions(user: User) -> int:
+    """Blacklist every unexpired refresh token of `user`."""
+    pending = OutstandingToken.objects.filter(
+        user=user, expires_at__gt=timezone.now(), blacklistedtoken__isnull=True
+    )
+    rows = [BlacklistedToken(token=token) for token in pending]
+    BlacklistedToken.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def purge_expired_tokens() -> dict[str, int]:
+    now = timezone.now()
+    one_time, _ = OneTimeToken.objects.filter(
+        Q(expires_at__lt=now - timedelta(days=1)) | Q(used_at__lt=now - timedelta(days=1))
+    ).delete()
+    refresh, _ = OutstandingToken.objects.filter(expires_at__lte=now).delete()
+    return {"one_time_tokens": one_time, "refresh_tokens": refresh}
+
+
+# --- API keys ---------------------------------------------------------------------------------
+
+
+def _require_partner(user: User) -> None:
+    if not user.is_partner:
+        raise Forbidden(
+            "Only reseller and agency accounts may use API keys.", code="partner_account_required"
+        )
+
+
+def api_key_check_allowed(user: User) -> None:
+    """Refuse when `user` may not hold one more API key."""
+    _require_partner(user)
+    if ApiKey.objects.filter(user=user).count() >= settings.API_KEYS_PER_ACCOUNT:
+        raise ServiceError(
+            f"An account may hold at most {settings.API_KEYS_PER_ACCOUNT} API keys; "
+            "delete one first.",
+            code="api_key_limit_reached",
+        )
+
+
+def api_key_create(*, user: User, name: str = "") -> tuple[ApiKey, str]:
+    """Create a key; the plain key is returned once and never stored."""
+    name = (name or "").strip() or "API key"
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()  # serialises the count
+        api_key_check_allowed(user)
+        for _attempt in range(5):
+            prefix = API_KEY_PREFIX + "".join(secrets.choice(_LOWER_ALNUM) for _ in range(8))
+            if not ApiKey.objects.filter(prefix=prefix).exists():
+                break
+        raw = f"{prefix}_{secrets.token_urlsafe(30)}"
+        key = ApiKey.objects.create(user=user, name=name, prefix=prefix, key_hash=_sha256(raw))
+    return key, raw
+
+
+def api_key_delete(*, user: User, key_id: int) -> None:
+    deleted, _ = ApiKey.objects.filter(user=user, pk=key_id).delete()
+    if not deleted:
+        raise NotFound("API key not found.", code="api_key_not_found")
+
+
+def api_key_authenticate(raw: str) -> ApiKey | None:
+    """The key `raw` names, if it is valid and its account may use keys."""
+    raw = (raw or "").strip()
+    prefix_length = len(API_KEY_PREFIX) + 8
+    if not raw.startswith(API_KEY_PREFIX) or len(raw) <= prefix_length + 1:
+        return None
+    key = ApiKey.objects.select_related("user").filter(prefix=raw[:prefix_length]).first()
+    if key is None or not hmac.compare_digest(key.key_hash, _sha256(raw)):
+        return None
+    if not key.user.is_active or not key.user.is_partner:
+        return None
+    now = timezone.now()
+    if key.last_used_at is None or key.last_used_at < now - _TOUCH_INTERVAL:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        key.last_used_at = now
+    return key
+
+
+# --- Application passwords (HTTP Basic on the store API) --------------------------------------
+
+
+def format_app_password(raw: str) -> str:
+    return " ".join(raw[i : i + 4] for i in range(0, len(raw), 4))
+
+
+def app_password_create(*, user: User, name: str) -> tuple[AppPassword, str]:
+    """Create an application password; returned once, grouped by four, never stored."""
+    name = (name or "").strip()
+    if not name:
+        raise ValidationFailed({"name": ["This field may not be blank."]})
+    raw = "".join(secrets.choice(_ALNUM) for _ in range(24))
+    app_password = AppPassword.objects.create(user=user, name=name, password_hash=_sha256(raw))
+    return app_password, format_app_password(raw)
+
+
+def app_password_authenticate(
+    *, email: str, password: str, ip: str | None = None
+) -> AppPassword | None:
+    cleaned = "".join((password or "").split())
+    if len(cleaned) != 24:
+        return None
+    app_password = (
+        AppPassword.objects.select_related("user")
+        .filter(password_hash=_sha256(cleaned), user__email=normalize_email(email))
+        .first()
+    )
+    if app_password is None or not app_password.user.is_active:
+        return None
+    now = timezone.now()
+    last = app_password.last_used_at
+    if last is None or last < now - _TOUCH_INTERVAL or app_password.last_used_ip != ip:
+        AppPassword.objects.filter(pk=app_password.pk).update(last_used_at=now, last_used_ip=ip)
+        app_password.last_used_at, app_password.last_used_ip = now, ip
+    return app_password

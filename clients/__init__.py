@@ -1,0 +1,1 @@
+"""Reseller and agency sub-clients (their customers): models, services and portal endpoints."""

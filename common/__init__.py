@@ -1,0 +1,1 @@
+"""Project-wide infrastructure: error styles, throttling, idempotency, e-mail, health."""

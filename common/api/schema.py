@@ -1,0 +1,146 @@
+"""OpenAPI helpers: every portal operation declares its request, its answer and its errors."""
+
+from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+
+def only_portal_paths(endpoints):
+    """The /api/v1 description covers the portal and the public licence API, not itself."""
+    skip = ("/api/v1/schema", "/api/v1/docs")
+    return [
+        endpoint
+        for endpoint in endpoints
+        if endpoint[0].startswith("/api/v1/") and not endpoint[0].startswith(skip)
+    ]
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="What went wrong, for people.")
+    code = serializers.CharField(help_text="Stable machine-readable error code.")
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Invalid input only: the messages of each invalid field.",
+    )
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+_ERROR_TEXT = {
+    400: "Malformed request body or a broken business rule.",
+    401: "Missing, invalid or expired credentials.",
+    403: "The account's role may not do this.",
+    404: "No such resource (or not one of the caller's).",
+    409: "A request with the same Idempotency-Key is still running.",
+    413: "Request body too large.",
+    415: "Unsupported Content-Type.",
+    422: "Invalid field values; `errors` names each field.",
+    429: "Rate limit exceeded; see Retry-After.",
+}
+
+IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
+    name="Idempotency-Key",
+    type=str,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="Run this POST at most once: a repeat with the same key and body within 24 "
+    "hours gets the stored answer; the same key with another body is refused with 422.",
+)
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    return {
+        status: OpenApiResponse(ErrorSerializer, description=_ERROR_TEXT[status])
+        for status in sorted(set(statuses))
+    }
+
+
+def portal_schema(
+    *,
+    summary: str,
+    responses: dict,
+    request=None,
+    errors: tuple[int, ...] = (),
+    authenticated: bool = True,
+    throttled: bool = False,
+    method: str | None = None,
+    description: str | None = None,
+    parameters: list | None = None,
+    tags: list[str] | None = None,
+    operation_id: str | None = None,
+):
+    """extend_schema with the errors every portal operation can answer added for it."""
+    statuses = set(errors)
+    if authenticated:
+        statuses.add(401)
+    if throttled:
+        statuses.add(429)
+    if request is not None:
+        statuses |= {400, 415, 422}
+    if method == "POST" or (request is not None and method is None):
+        parameters = [*(parameters or []), IDEMPOTENCY_KEY_PARAMETER]
+    all_responses = {**error_responses(*statuses), **responses}
+    kwargs = {
+        "summary": summary,
+        "responses": all_responses,
+        "description": description,
+        "parameters": parameters,
+        "tags": tags,
+        "operation_id": operation_id,
+        "methods": [method] if method else None,
+    }
+    if request is not None:
+        kwargs["request"] = request
+    if not authenticated:
+        kwargs["auth"] = []
+    return extend_schema(**{k: v for k, v in kwargs.items() if v is not None})
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "JWT",
+            "description": "Access token from POST /api/v1/portal/auth/login (30 minutes).",
+        }
+
+
+class ApiKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.ApiKeyAuthentication"
+    name = "apiKeyAuth"
+
+    def get_security_requirement(self, auto_schema):
+        view = auto_schema.view
+        method = auto_schema.method
+        action = getattr(view, "action", None)
+        if method in getattr(view, "api_key_methods", ()) or action in getattr(
+            view, "api_key_actions", ()
+        ):
+            return {self.name: []}
+        return None
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": "Reseller and agency accounts; accepted only on the endpoints of "
+            "the spec's API-key table.",
+        }
+
+
+class AppPasswordScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.AppPasswordAuthentication"
+    name = "appPasswordAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "basic"}

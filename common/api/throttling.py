@@ -1,0 +1,74 @@
+"""Rate limits on the Django cache (Redis in production, local memory otherwise).
+
+A view names its `throttle_scope`; the rate comes from REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"].
+Requests are counted per account when the caller is authenticated and per client address
+otherwise (the address is REMOTE_ADDR, or the X-Forwarded-For hop that NUM_PROXIES trusts).
+
+The window opens at the first counted request and lasts the rate's period; the counter is
+incremented atomically (cache.add + cache.incr), so concurrent requests cannot slip past the
+limit the way a read-modify-write history list can.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ImproperlyConfigured
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class ScopedRateThrottle(SimpleRateThrottle):
+    scope_attr = "throttle_scope"
+
+    def __init__(self) -> None:  # the rate is known only once the view is
+        self._wait: float | None = None
+
+    def identity(self, request) -> str:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            return f"account:{user.pk}"
+        return f"address:{self.get_ident(request)}"
+
+    def allow_request(self, request, view) -> bool:
+        self.scope = getattr(view, self.scope_attr, None)
+        if not self.scope:
+            return True
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        if self.num_requests is None:
+            return True
+
+        key = f"throttle:{self.scope}:{self.identity(request)}"
+        now = self.timer()
+        self.cache.add(f"{key}:start", now, self.duration)
+        self.cache.add(key, 0, self.duration)
+        try:
+            count = self.cache.incr(key)
+        except ValueError:  # the window closed between add and incr
+            self.cache.set(f"{key}:start", now, self.duration)
+            self.cache.set(key, 1, self.duration)
+            count = 1
+        if count <= self.num_requests:
+            return True
+        started = self.cache.get(f"{key}:start", now)
+        self._wait = max(1.0, started + self.duration - now)
+        return False
+
+    def get_rate(self) -> str:
+        # Read at request time (the base class binds the rates at import).
+        try:
+            return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+        except KeyError:
+            raise ImproperlyConfigured(
+                f"No throttle rate set for the {self.scope!r} scope."
+            ) from None
+
+    def wait(self) -> float | None:
+        return self._wait
+
+    def get_cache_key(self, request, view) -> str:  # required by the base class
+        return f"throttle:{self.scope}:{self.identity(request)}"
+
+
+def caller_identity(request) -> str:
+    """`account:<id>` for an authenticated caller, else `address:<client address>`."""
+    return ScopedRateThrottle().identity(request)

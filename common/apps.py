@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class CommonConfig(AppConfig):
+    name = "common"
+    verbose_name = "Infrastructure"
+
+    def ready(self) -> None:
+        # Registers the OpenAPI authentication extensions.
+        from common.api import schema  # noqa: F401

@@ -1,0 +1,171 @@
+"""Idempotency keys for POST requests (Stripe's rules).
+
+- A POST with an `Idempotency-Key` header runs once per caller and key. A repeat with the same
+  method, path and body gets the stored answer (header `Idempotent-Replayed: true`); the same
+  key with another request is refused with 422; a repeat while the first is still running gets
+  409.
+- Only successful (2xx) answers are stored: a refused request changed nothing, so running it
+  again is safe, and a client that fixes its input may retry under the same key.
+- Keys are kept 24 hours (settings.IDEMPOTENCY_KEY_TTL); a beat task deletes older ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+
+from cryptography.fernet import Fernet, InvalidToken
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse
+from django.utils import timezone
+
+from common.errors import Conflict, ServiceError, ValidationFailed
+from common.models import IdempotencyRecord
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+REPLAYED_HEADER = "Idempotent-Replayed"
+_KEPT_HEADERS = ("Content-Type", "Location")
+
+
+class Replay(Exception):
+    """Raised by `begin` when the stored answer must be returned instead of running the view."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        super().__init__("idempotent replay")
+        self.response = response
+
+
+def _hash(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _fernet(key: str) -> Fernet:
+    secret = hmac.new(settings.SECRET_KEY.encode(), b"idempotency:" + key.encode(), "sha256")
+    return Fernet(base64.urlsafe_b64encode(secret.digest()))
+
+
+def fingerprint(method: str, path: str, body: bytes) -> str:
+    """Same request, same fingerprint: JSON bodies are compared by content, not formatting."""
+    try:
+        canonical = json.dumps(json.loads(body or b"null"), sort_keys=True, separators=(",", ":"))
+    except (ValueError, UnicodeDecodeError):
+        canonical = body.hex()
+    return _hash(f"{method}\n{path}\n{canonical}")
+
+
+def validate_key(key: str) -> str:
+    key = key.strip()
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
+        raise ServiceError(
+            f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable characters.",
+            code="invalid_idempotency_key",
+        )
+    return key
+
+
+def begin(*, scope: str, key: str, request_fingerprint: str) -> IdempotencyRecord:
+    """Claim `key` for this request, or raise Replay / a refusal."""
+    key = validate_key(key)
+    key_hash = _hash(key)
+    now = timezone.now()
+    expired_before = now - settings.IDEMPOTENCY_KEY_TTL
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                record, created = IdempotencyRecord.objects.get_or_create(
+                    scope=scope,
+                    key_hash=key_hash,
+                    defaults={
+                        "fingerprint": request_fingerprint,
+                        "created_at": now,
+                        "locked_at": now,
+                    },
+                )
+        except IntegrityError:  # a concurrent first use won the insert; look again
+            continue
+        if created:
+            return record
+        stale = record.state == IdempotencyRecord.State.IN_PROGRESS and (
+            record.locked_at < now - settings.IDEMPOTENCY_LOCK_TIMEOUT
+        )
+        if record.created_at < expired_before or stale:
+            # Expired, or its request died mid-way: take the key over, unless someone else just did.
+            taken = IdempotencyRecord.objects.filter(
+                pk=record.pk, created_at=record.created_at, locked_at=record.locked_at
+            ).update(
+                fingerprint=request_fingerprint,
+                state=IdempotencyRecord.State.IN_PROGRESS,
+                response_status=None,
+                response_headers={},
+                response_body=None,
+                created_at=now,
+                locked_at=now,
+            )
+            if taken:
+                record.refresh_from_db()
+                return record
+            continue
+        if record.fingerprint != request_fingerprint:
+            raise ValidationFailed(
+                {HEADER: ["This key was already used with a different request."]},
+                detail=f"{HEADER} was already used with a different request (method, path or "
+                "body). Use a new key for a new request.",
+                code="idempotency_key_reused",
+            )
+        if record.state == IdempotencyRecord.State.IN_PROGRESS:
+            raise Conflict(
+                f"A request with this {HEADER} is still being processed; retry shortly.",
+                code="idempotency_key_in_use",
+                headers={"Retry-After": "1"},
+            )
+        raise Replay(_stored_response(record, key))
+    raise Conflict(
+        f"A request with this {HEADER} is still being processed; retry shortly.",
+        code="idempotency_key_in_use",
+        headers={"Retry-After": "1"},
+    )
+
+
+def complete(record: IdempotencyRecord, *, key: str, response: HttpResponse) -> None:
+    """Store a 2xx answer for replay; anything else releases the key."""
+    if not 200 <= response.status_code < 300:
+        release(record)
+        return
+    headers = {name: response[name] for name in _KEPT_HEADERS if response.has_header(name)}
+    IdempotencyRecord.objects.filter(pk=record.pk).update(
+        state=IdempotencyRecord.State.COMPLETED,
+        response_status=response.status_code,
+        response_headers=headers,
+        response_body=_fernet(key.strip()).encrypt(bytes(response.content)),
+    )
+
+
+def release(record: IdempotencyRecord) -> None:
+    IdempotencyRecord.objects.filter(
+        pk=record.pk, state=IdempotencyRecord.State.IN_PROGRESS
+    ).delete()
+
+
+def _stored_response(record: IdempotencyRecord, key: str) -> HttpResponse:
+    try:
+        body = _fernet(key).decrypt(bytes(record.response_body or b""))
+    except InvalidToken:  # SECRET_KEY rotated since: the answer cannot be read back
+        raise Conflict(
+            f"The answer stored for this {HEADER} can no longer be read; use a new key.",
+            code="idempotency_key_unreadable",
+        ) from None
+    response = HttpResponse(body, status=record.response_status)
+    for name, value in record.response_headers.items():
+        response[name] = value
+    response[REPLAYED_HEADER] = "true"
+    return response
+
+
+def purge_expired() -> int:
+    cutoff = timezone.now() - settings.IDEMPOTENCY_KEY_TTL
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

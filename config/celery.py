@@ -1,0 +1,27 @@
+"""The Celery application.
+
+The broker is REDIS_URL. Without it (the embedded default) tasks run eagerly in the calling
+process, so the service works with no broker at all.
+"""
+
+import os
+
+from celery import Celery
+from celery.schedules import crontab
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("emporion")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+app.conf.beat_schedule = {
+    "purge-idempotency-keys": {
+        "task": "common.purge_idempotency_keys",
+        "schedule": crontab(minute=17),
+    },
+    "purge-expired-auth-tokens": {
+        "task": "accounts.purge_expired_tokens",
+        "schedule": crontab(minute=41, hour=3),
+    },
+}

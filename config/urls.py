@@ -1,0 +1,29 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from common.views import HealthView, api_not_found
+
+api_v1 = [
+    path("portal/", include("accounts.api.urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("schema", SpectacularAPIView.as_view()),
+    path("docs", SpectacularSwaggerView.as_view(url_name="schema")),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", HealthView.as_view(), name="healthz"),
+    path("api/v1/", include(api_v1)),
+    # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
+    # HTML page or a slash-appending redirect.
+    re_path(r"^api/", api_not_found),
+    re_path(rf"^{settings.REST_ROOT}/", api_not_found),
+]
+
+handler400 = "common.views.handler400"
+handler403 = "common.views.handler403"
+handler404 = "common.views.handler404"
+handler500 = "common.views.handler500"

@@ -1,0 +1,1 @@
+"""The ERP surface: a package of Django apps behind the Business-tier licence gate."""

@@ -1,0 +1,101 @@
+"""Settings come from the environment, strictly; production refuses the development key."""
+
+import os
+import secrets
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_int, env_list
+
+
+def run_manage(*args, env_overrides, tmp_path):
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key in {"PATH", "HOME", "LANG", "PYTHONPATH"}
+    }
+    env.update({"VAR_DIR": str(tmp_path), **env_overrides})
+    return subprocess.run(  # noqa: S603
+        [sys.executable, "manage.py", *args],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("1", True), ("yes", True), ("off", False), ("", True)]
+)
+def test_env_bool(monkeypatch, raw, expected):
+    monkeypatch.setenv("SOME_FLAG", raw)
+    assert env_bool("SOME_FLAG", True) is expected
+
+
+def test_env_bool_rejects_nonsense(monkeypatch):
+    monkeypatch.setenv("SOME_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="SOME_FLAG"):
+        env_bool("SOME_FLAG", False)
+
+
+def test_env_int(monkeypatch):
+    monkeypatch.setenv("SOME_INT", "12")
+    assert env_int("SOME_INT", 0) == 12
+    monkeypatch.setenv("SOME_INT", "twelve")
+    with pytest.raises(ImproperlyConfigured, match="SOME_INT"):
+        env_int("SOME_INT", 0)
+    monkeypatch.setenv("SOME_INT", "-1")
+    with pytest.raises(ImproperlyConfigured, match="at least 0"):
+        env_int("SOME_INT", 0, minimum=0)
+
+
+def test_env_list(monkeypatch):
+    monkeypatch.setenv("SOME_LIST", " a.example.com, ,b.example.com ")
+    assert env_list("SOME_LIST", []) == ["a.example.com", "b.example.com"]
+    monkeypatch.delenv("SOME_LIST")
+    assert env_list("SOME_LIST", ["x"]) == ["x"]
+
+
+def test_embedded_defaults():
+    assert settings.REST_ROOT == "rest"
+    assert settings.SIMPLE_JWT["ACCESS_TOKEN_LIFETIME"].total_seconds() == 1800
+    if not os.environ.get("DATABASE_URL"):
+        assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    if not os.environ.get("REDIS_URL"):
+        assert settings.CELERY_TASK_ALWAYS_EAGER is True
+        assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
+
+
+def test_without_debug_the_development_secret_key_is_refused(tmp_path):
+    result = run_manage("check", env_overrides={"DEBUG": "0"}, tmp_path=tmp_path)
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_a_malformed_variable_stops_the_process(tmp_path):
+    result = run_manage("check", env_overrides={"NUM_PROXIES": "two"}, tmp_path=tmp_path)
+    assert result.returncode != 0
+    assert "NUM_PROXIES" in result.stderr
+
+
+def test_check_deploy_is_clean_with_production_variables(tmp_path):
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        env_overrides={
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(64),
+            "ALLOWED_HOSTS": "api.example.com",
+        },
+        tmp_path=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout

@@ -1,0 +1,52 @@
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from accounts import services as account_services
+from config.celery import app as celery_app
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _eager_tasks(request):
+    """Tasks run in the test's process, also when REDIS_URL points at a real broker.
+
+    Tests marked `redis` opt out: they send through the broker to a real worker.
+    """
+    if request.node.get_closest_marker("redis"):
+        yield
+        return
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Rate-limit counters and markers live in the cache: every test starts from zero."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def client_for():
+    """An APIClient carrying a fresh bearer token of `user`."""
+
+    def make(user) -> APIClient:
+        client = APIClient()
+        tokens = account_services.issue_tokens(user)
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens['access_token']}")
+        return client
+
+    return make

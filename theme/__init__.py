@@ -1,0 +1,1 @@
+"""The theme namespace (/{REST_ROOT}/{THEME_NS}/v1/...), including the AI tool endpoint."""

@@ -1,0 +1,1 @@
+"""Outbound webhooks: events, signing, Celery delivery and delivery logs."""
