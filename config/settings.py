@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "common",
     "accounts",
     "licensing",
+    "clients",
 ]
 
 MIDDLEWARE = [
@@ -191,6 +192,22 @@ THROTTLE_DEFAULTS = {
     "reset_password": "10/min",
 }
 
+# Licensing: the public licence API used by installed copies (spec: Limits), counted per client
+# address. `download_file` (fetching a signed download URL) is ours, not the spec's.
+THROTTLE_DEFAULTS |= {
+    "license_activate": "10/min",
+    "license_deactivate": "10/min",
+    "license_verify": "30/min",
+    "update_check": "30/min",
+    "update_info": "30/min",
+    "download": "5/min",
+    "component_list": "30/min",
+    "component_available": "30/min",
+    "component_check": "30/min",
+    "component_download": "100/min",
+    "download_file": "60/min",
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.BearerTokenAuthentication",
@@ -238,6 +255,45 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# --- Licensing --------------------------------------------------------------------------------
+
+# Licences a developer account may hold (nfr excluded); resellers and agencies are unlimited.
+LICENSE_LIMIT_DEVELOPER = env_int("LICENSE_LIMIT_DEVELOPER", 10, minimum=0)
+# Ed25519 key that signs verify answers: base64 of the 32-byte seed, or a PKCS#8 PEM. Unset: a
+# stable key derived from SECRET_KEY (see docs/decisions.md).
+LICENSE_SIGNING_KEY = env_str("LICENSE_SIGNING_KEY")
+# How long an installed copy may trust a signed verify answer offline.
+LICENSE_VERIFY_CACHE_HOURS = env_int("LICENSE_VERIFY_CACHE_HOURS", 72, minimum=0)
+# Lifetime of a signed download URL.
+LICENSE_DOWNLOAD_URL_SECONDS = env_int("LICENSE_DOWNLOAD_URL_SECONDS", 300, minimum=10)
+LICENSE_CURRENCY = env_str("LICENSE_CURRENCY", "USD").strip().upper()
+if len(LICENSE_CURRENCY) != 3 or not LICENSE_CURRENCY.isalpha():
+    raise ImproperlyConfigured(
+        f"LICENSE_CURRENCY must be a three-letter ISO 4217 code; got {LICENSE_CURRENCY!r}"
+    )
+# Renewal payments: "sandbox" (a local checkout page with a Pay button) or "stripe".
+PAYMENT_PROVIDER = env_str("PAYMENT_PROVIDER", "sandbox").strip().lower()
+if PAYMENT_PROVIDER not in ("sandbox", "stripe"):
+    raise ImproperlyConfigured(
+        f"PAYMENT_PROVIDER must be 'sandbox' or 'stripe'; got {PAYMENT_PROVIDER!r}"
+    )
+STRIPE_SECRET_KEY = env_str("STRIPE_SECRET_KEY")
+if PAYMENT_PROVIDER == "stripe" and not STRIPE_SECRET_KEY:
+    raise ImproperlyConfigured("PAYMENT_PROVIDER is 'stripe' but STRIPE_SECRET_KEY is unset.")
+STRIPE_API_BASE = env_str("STRIPE_API_BASE", "https://api.stripe.com").rstrip("/")
+PAYMENT_PROVIDER_TIMEOUT = env_int("PAYMENT_PROVIDER_TIMEOUT", 10, minimum=1)
+# Where the payer lands after paying (order_code and transaction_id are added to the query).
+# Unset: the sandbox shows its own receipt page; Stripe returns to FRONTEND_URL/renewals/complete.
+RENEWAL_RETURN_URL = env_str("RENEWAL_RETURN_URL")
+# One OpenAPI enum per choice set, whatever the field's name (tier, min_tier, old_tier, ...).
+SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
+    {
+        "LicenseTierEnum": "licensing.models.Tier",
+        "LicenseStatusEnum": "licensing.models.LicenseStatus",
+        "LicenseSourceEnum": "licensing.models.LicenseSource",
+    }
+)
 
 # --- URLs and namespaces (the spec's placeholders) ---------------------------------------------
 

@@ -4,9 +4,14 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from common.views import HealthView, api_not_found
+from licensing.sandbox_views import SandboxCheckoutView
 
 api_v1 = [
     path("portal/", include("accounts.api.urls")),
+    # Licensing (issue 4): portal licences and clients, the public licence API.
+    path("portal/", include("licensing.api.urls")),
+    path("portal/", include("clients.api.urls")),
+    path("", include("licensing.api.public_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("schema", SpectacularAPIView.as_view()),
@@ -16,6 +21,8 @@ api_v1 = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", HealthView.as_view(), name="healthz"),
+    # The sandbox payment provider's checkout page (licence renewals).
+    path("pay/sandbox/<str:token>", SandboxCheckoutView.as_view(), name="sandbox-checkout"),
     path("api/v1/", include(api_v1)),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.

@@ -1,0 +1,282 @@
+"""Reads, with the select/prefetch each answer needs (a fixed number of queries per list)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
+from packaging.version import InvalidVersion, Version
+
+from accounts.models import User
+from common.errors import NotFound
+from licensing import domains
+from licensing.dates import iso
+from licensing.keys import normalize_license_key
+from licensing.models import (
+    Activation,
+    Component,
+    License,
+    LicenseSource,
+    LicenseStatus,
+    Pack,
+    PackStatus,
+    Product,
+    Release,
+    Tier,
+)
+from licensing.services import TIER_RANK, license_limit_for, visible_licenses
+
+RENEWAL_WINDOW_DAYS = 30
+
+
+def _with_relations(rows: QuerySet[License]) -> QuerySet[License]:
+    return rows.select_related("product").prefetch_related(
+        Prefetch("activations", queryset=Activation.objects.order_by("activated_at", "id"))
+    )
+
+
+def license_list(
+    *,
+    user: User,
+    status: str | None = None,
+    source: str | None = None,
+    search: str | None = None,
+) -> QuerySet[License]:
+    """The caller's licences (its sub-clients' included), newest first. `search` matches a
+    licence key or an activated domain, case-insensitively, anywhere in it."""
+    rows = visible_licenses(user)
+    if status:
+        rows = rows.with_effective_status(status)
+    if source:
+        rows = rows.filter(source=source)
+    search = (search or "").strip()
+    if search:
+        matching = Activation.objects.filter(domain__icontains=search.lower()).values("license_id")
+        rows = rows.filter(Q(license_key__icontains=search) | Q(pk__in=matching))
+    return _with_relations(rows.order_by("-created_at", "-id"))
+
+
+def license_get(*, user: User, license_id: int) -> License:
+    license = _with_relations(visible_licenses(user)).filter(pk=license_id).first()
+    if license is None:
+        raise NotFound("License not found.", code="license_not_found")
+    return license
+
+
+def client_license_list(*, user: User, client_id: int) -> QuerySet[License]:
+    from clients.models import Client
+
+    if not Client.objects.filter(owner=user, pk=client_id).exists():
+        raise NotFound("Client not found.", code="client_not_found")
+    return _with_relations(
+        visible_licenses(user).filter(customer_id=client_id).order_by("-created_at", "-id")
+    )
+
+
+def license_usage(*, user: User) -> dict:
+    total = License.objects.filter(owner=user).exclude(source=LicenseSource.NFR).count()
+    limit = license_limit_for(user)
+    return {
+        "total_licenses": total,
+        "limit": limit,
+        "remaining": -1 if limit < 0 else max(limit - total, 0),
+    }
+
+
+def pack_credits(*, user: User, now: datetime | None = None) -> dict:
+    """The account's active packs (unlapsed, with credits left) and their total."""
+    now = now or timezone.now()
+    packs = list(
+        Pack.objects.filter(owner=user, status=PackStatus.ACTIVE)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .order_by("purchased_at", "id")
+    )
+    return {
+        "total_credits": sum(pack.remaining for pack in packs),
+        "packs": [
+            {
+                "pack_id": pack.pk,
+                "pack_size": pack.size,
+                "bundle": pack.bundle,
+                "used": pack.used,
+                "remaining": pack.remaining,
+                "status": pack.status,
+            }
+            for pack in packs
+        ],
+    }
+
+
+def product_list() -> QuerySet[Product]:
+    return Product.objects.filter(is_active=True).order_by("name", "id")
+
+
+def product_tiers(product: Product) -> list[dict]:
+    return [
+        {
+            "tier": tier,
+            "yearly_price": product.yearly_price(tier),
+            "max_domains": product.max_domains(tier),
+        }
+        for tier in Tier.values
+    ]
+
+
+def renewal_info(*, user: User, now: datetime | None = None) -> dict:
+    """Prices per product and tier, and the caller's licences that expire within 30 days or
+    have expired (revoked ones excepted), soonest first."""
+    now = now or timezone.now()
+    horizon = now + timedelta(days=RENEWAL_WINDOW_DAYS)
+    products = list(product_list())
+    expiring = (
+        visible_licenses(user)
+        .filter(status__in=(LicenseStatus.ACTIVE, LicenseStatus.EXPIRED), expires_at__lte=horizon)
+        .select_related("product")
+        .order_by("expires_at", "id")
+    )
+    return {
+        "currency": settings.LICENSE_CURRENCY,
+        "renewal_period": "1 year",
+        "window_days": RENEWAL_WINDOW_DAYS,
+        "prices": [
+            {
+                "product_id": product.pk,
+                "product_slug": product.slug,
+                "product_name": product.name,
+                "tier": tier["tier"],
+                "yearly_price": tier["yearly_price"],
+            }
+            for product in products
+            for tier in product_tiers(product)
+        ],
+        "expiring_licenses": [
+            {
+                "id": license.pk,
+                "license_key": license.license_key,
+                "product": license.product,
+                "tier": license.tier,
+                "status": license.effective_status(now),
+                "expires_at": license.expires_at,
+                "days_left": (license.expires_at - now).days
+                if license.expires_at > now
+                else -((now - license.expires_at).days),
+                "renewal_price": license.product.yearly_price(license.tier),
+            }
+            for license in expiring
+        ],
+    }
+
+
+# --- Public licence API -----------------------------------------------------------------------
+
+
+def public_license(license_key: str) -> License:
+    """The licence an installed copy names by its key (404 when there is none)."""
+    key = normalize_license_key(license_key)
+    license = (
+        License.objects.select_related("product").filter(license_key=key).first() if key else None
+    )
+    if license is None:
+        raise NotFound("No licence with this key.", code="license_not_found")
+    return license
+
+
+def _product_ref(product: Product) -> dict:
+    return {"id": product.pk, "name": product.name, "slug": product.slug}
+
+
+def license_verdict(
+    *, license_key: str, domain: str, product: str | None = None, now: datetime | None = None
+) -> dict:
+    """Whether the licence is valid on `domain`, as a JSON-safe verdict to be signed.
+
+    `result` is one of: valid, not_found, product_mismatch, revoked, expired,
+    domain_not_activated, too_many_domains (the domain is activated but beyond the tier's
+    limit, e.g. after a move from business to starter: the earliest activations keep it).
+    """
+    now = now or timezone.now()
+    domain = domains.normalize_domain(domain)
+    key = normalize_license_key(license_key)
+    license = (
+        License.objects.select_related("product")
+        .prefetch_related(
+            Prefetch("activations", queryset=Activation.objects.order_by("activated_at", "id"))
+        )
+        .filter(license_key=key)
+        .first()
+        if key
+        else None
+    )
+    verdict = {
+        "license_key": key,
+        "domain": domain,
+        "status": None,
+        "tier": None,
+        "expires_at": None,
+        "product": None,
+        "activated_at": None,
+        "development_host": domains.is_development_host(domain),
+        "issued_at": iso(now),
+    }
+    if license is None:
+        result = "not_found"
+    else:
+        status = license.effective_status(now)
+        activations = list(license.activations.all())
+        activation = next((a for a in activations if a.domain == domain), None)
+        verdict.update(
+            status=status,
+            tier=license.tier,
+            expires_at=iso(license.expires_at),
+            product=_product_ref(license.product),
+            activated_at=iso(activation.activated_at) if activation else None,
+        )
+        counted = [a.domain for a in activations if not a.is_development]
+        limit = license.product.max_domains(license.tier)
+        if product and product.strip().lower() != license.product.slug:
+            result = "product_mismatch"
+        elif status == LicenseStatus.REVOKED:
+            result = "revoked"
+        elif status == LicenseStatus.EXPIRED:
+            result = "expired"
+        elif activation is None:
+            result = "domain_not_activated"
+        elif not activation.is_development and domain not in counted[:limit]:
+            result = "too_many_domains"
+        else:
+            result = "valid"
+    valid = result == "valid"
+    cache_until = now + timedelta(hours=settings.LICENSE_VERIFY_CACHE_HOURS)
+    if valid and license.expires_at < cache_until:
+        cache_until = license.expires_at
+    verdict.update(result=result, valid=valid, valid_until=iso(cache_until))
+    return verdict
+
+
+def latest_release(product: Product) -> Release | None:
+    from licensing.versions import latest
+
+    return latest(Release.objects.filter(product=product))
+
+
+def releases_newer_than(product: Product, installed: Version | None, limit: int = 20) -> list:
+    rows = []
+    for release in Release.objects.filter(product=product).order_by("-released_at", "-id"):
+        try:
+            version = Version(release.version)
+        except InvalidVersion:
+            continue
+        if installed is None or version > installed:
+            rows.append((version, release))
+    rows.sort(key=lambda item: item[0], reverse=True)
+    return [release for _version, release in rows[:limit]]
+
+
+def tier_allows(license_tier: str, min_tier: str) -> bool:
+    return TIER_RANK[license_tier] >= TIER_RANK[min_tier]
+
+
+def component_list(*, license: License) -> list[Component]:
+    return list(Component.objects.filter(product=license.product).order_by("name", "id"))
