@@ -24,4 +24,9 @@ app.conf.beat_schedule = {
         "task": "accounts.purge_expired_tokens",
         "schedule": crontab(minute=41, hour=3),
     },
+    # Licensing: subscriptions, licences and packs past their end become expired.
+    "expire-licenses": {
+        "task": "licensing.expire_licenses",
+        "schedule": crontab(minute=5),
+    },
 }

@@ -1,10 +1,29 @@
-"""Demo products for `manage.py seed_demo` (development only)."""
+"""Demo data for `manage.py seed_demo` (development only): products, then clients, packs, a
+Business Bundle subscription, licences (one expiring soon, to try renewals), releases and
+components. Idempotent: what exists is kept."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
-from licensing.models import Product
+from django.core.files.base import ContentFile
+from django.utils import timezone
+
+from accounts.models import User
+from clients.models import Client
+from licensing import services
+from licensing.models import (
+    Component,
+    License,
+    LicenseSource,
+    Pack,
+    Product,
+    Release,
+    Subscription,
+    SubscriptionStatus,
+    Tier,
+)
 
 DEMO_PRODUCTS = [
     {
@@ -27,6 +46,21 @@ DEMO_PRODUCTS = [
     },
 ]
 
+DEMO_CLIENTS = [
+    ("reseller@example.com", "ops@northwind.example", "Nora Northwind", "Northwind Traders"),
+    ("agency@example.com", "it@contoso.example", "Carl Contoso", "Contoso Studio"),
+]
+DEMO_PACKS = [("reseller@example.com", "Reseller 50", 50), ("agency@example.com", "Agency 25", 25)]
+DEMO_RELEASES = [
+    ("emporion-theme", "1.0.0", "First release."),
+    ("emporion-theme", "1.1.0", "Faster product pages; a new header layout."),
+    ("emporion-seo", "2.0.0", "Sitemaps for every language."),
+]
+DEMO_COMPONENTS = [
+    ("emporion-theme", "slider", "Hero slider", "1.2.0", Tier.STARTER),
+    ("emporion-theme", "b2b-pricing", "B2B price lists", "1.0.1", Tier.BUSINESS),
+]
+
 
 def seed() -> list[str]:
     lines = []
@@ -34,4 +68,97 @@ def seed() -> list[str]:
         values = {key: value for key, value in fields.items() if key != "slug"}
         product, _created = Product.objects.update_or_create(slug=fields["slug"], defaults=values)
         lines.append(f"  {product.name} (slug {product.slug}, id {product.pk})")
+    return lines
+
+
+def _demo_file(name: str, text: str) -> ContentFile:
+    return ContentFile(f"{text}\n".encode() * 64, name=name)
+
+
+def seed_licensing() -> list[str]:
+    now = timezone.now()
+    accounts = {user.email: user for user in User.objects.filter(email__endswith="@example.com")}
+    products = {product.slug: product for product in Product.objects.all()}
+    theme, seo = products["emporion-theme"], products["emporion-seo"]
+    lines = []
+
+    clients = {}
+    for owner_email, email, name, company in DEMO_CLIENTS:
+        client, _ = Client.objects.get_or_create(
+            email=email,
+            defaults={"owner": accounts[owner_email], "name": name, "company": company},
+        )
+        clients[owner_email] = client
+        lines.append(f"  client {client.email} (id {client.pk}) of {owner_email}")
+
+    for owner_email, bundle, size in DEMO_PACKS:
+        pack, _ = Pack.objects.get_or_create(
+            owner=accounts[owner_email], bundle=bundle, defaults={"size": size}
+        )
+        lines.append(f"  pack {bundle}: {pack.remaining} of {pack.size} credits ({owner_email})")
+
+    reseller = accounts["reseller@example.com"]
+    subscription = Subscription.objects.filter(
+        owner=reseller, customer=None, status=SubscriptionStatus.ACTIVE
+    ).first() or Subscription.objects.create(
+        owner=reseller, current_period_end=now + timedelta(days=365)
+    )
+    lines.append(
+        f"  Business Bundle subscription #{subscription.pk} of reseller@example.com until "
+        f"{subscription.current_period_end:%Y-%m-%d}"
+    )
+
+    plan = [
+        ("developer@example.com", theme, Tier.STARTER, None, None),
+        ("developer@example.com", seo, Tier.STARTER, now + timedelta(days=12), None),
+        ("reseller@example.com", theme, Tier.BUSINESS, None, None),
+        ("reseller@example.com", seo, Tier.STARTER, now + timedelta(days=20), "client"),
+        ("agency@example.com", theme, Tier.STARTER, None, "client"),
+    ]
+    for email, product, tier, expires_at, for_client in plan:
+        owner = accounts[email]
+        if License.objects.filter(owner=owner, product=product).exists():
+            continue
+        services.license_create(
+            owner=owner,
+            product=product,
+            tier=tier,
+            expires_at=expires_at,
+            customer_id=clients[email].pk if for_client else None,
+            source=LicenseSource.INDIVIDUAL,
+            enforce_limit=False,
+        )
+    for license in License.objects.filter(owner__email__endswith="@example.com").select_related(
+        "owner", "product"
+    ):
+        lines.append(
+            f"  {license.license_key}  {license.product.slug:<15} {license.tier:<9} "
+            f"until {license.expires_at:%Y-%m-%d}  {license.owner.email}"
+        )
+
+    for slug, version, changelog in DEMO_RELEASES:
+        product = products[slug]
+        if not Release.objects.filter(product=product, version=version).exists():
+            services.release_save(
+                release=Release(
+                    product=product,
+                    version=version,
+                    changelog=changelog,
+                    file=_demo_file(f"{slug}-{version}.zip", f"{slug} {version}"),
+                )
+            )
+    for slug, component_slug, name, version, min_tier in DEMO_COMPONENTS:
+        product = products[slug]
+        if not Component.objects.filter(product=product, slug=component_slug).exists():
+            services.component_save(
+                component=Component(
+                    product=product,
+                    slug=component_slug,
+                    name=name,
+                    version=version,
+                    min_tier=min_tier,
+                    file=_demo_file(f"{component_slug}-{version}.zip", name),
+                )
+            )
+    lines.append(f"  releases: {Release.objects.count()}, components: {Component.objects.count()}")
     return lines

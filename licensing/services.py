@@ -292,6 +292,26 @@ def _issue(
     return created
 
 
+def license_check_new(
+    *,
+    owner: User,
+    product: Product,
+    tier: str = Tier.STARTER,
+    expires_at: datetime | None = None,
+    customer_id: int | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Refuse what license_create would refuse (limit aside), creating nothing (admin forms)."""
+    _prepare_issue(
+        owner=owner,
+        product=product,
+        tier=tier,
+        expires_at=expires_at,
+        customer_id=customer_id,
+        now=_now(now),
+    )
+
+
 def license_create(
     *,
     owner: User,

@@ -10,6 +10,7 @@ from accounts.demo import DEMO_PASSWORD
 SEEDERS = [
     ("Demo logins (e-mail, password, role)", "accounts.demo.seed"),
     ("Demo products", "licensing.demo.seed"),
+    ("Demo licences, packs, subscription and clients", "licensing.demo.seed_licensing"),
 ]
 
 

@@ -1,0 +1,21 @@
+import pytest
+
+from common.events import event_published
+
+
+@pytest.fixture
+def events():
+    """Every event published while the test runs, as (account, event, data)."""
+    seen: list[tuple] = []
+
+    def receiver(sender, account, event, data, **kwargs):
+        seen.append((account, event, data))
+
+    event_published.connect(receiver, weak=False, dispatch_uid="test-events")
+    yield seen
+    event_published.disconnect(dispatch_uid="test-events")
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
