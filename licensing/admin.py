@@ -139,6 +139,9 @@ class LicenseAdmin(admin.ModelAdmin):
         "updated_at",
     ]
 
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []
+
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
             kwargs["form"] = LicenseAddForm

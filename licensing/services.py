@@ -1163,18 +1163,23 @@ def release_save(*, release: Release) -> Release:
     from licensing.versions import parse_version
 
     parse_version(release.version, field="version")
-    release.file_size, release.sha256 = _file_digest(release.file)
-    release.save()
+    with transaction.atomic():
+        release.save()
+        release.file_size, release.sha256 = _file_digest(release.file)
+        release.save(update_fields=["file_size", "sha256"])
     return release
 
 
 def component_save(*, component: Component) -> Component:
+    """Store a component (admin upload): size, SHA-256 and update time are recorded."""
     from licensing.versions import parse_version
 
     parse_version(component.version, field="version")
-    component.file_size, component.sha256 = _file_digest(component.file)
-    component.updated_at = timezone.now()
-    component.save()
+    with transaction.atomic():
+        component.updated_at = timezone.now()
+        component.save()
+        component.file_size, component.sha256 = _file_digest(component.file)
+        component.save(update_fields=["file_size", "sha256"])
     return component
 
 

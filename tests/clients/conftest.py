@@ -1,0 +1,1 @@
+from tests.licensing.conftest import _media_root, events  # noqa: F401
