@@ -17,7 +17,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -189,6 +189,12 @@ def _locked_license(user: User, license_id: int) -> License:
     if license is None:
         raise NotFound("License not found.", code="license_not_found")
     return license
+
+
+def _plain(queryset: QuerySet[License]) -> QuerySet[License]:
+    """The rows of a caller's queryset (perhaps DISTINCT, ordered, joined) as a plain one that
+    can be locked with SELECT ... FOR UPDATE."""
+    return License.objects.filter(pk__in=queryset.order_by().values("pk"))
 
 
 def _check_ids(ids: Iterable[int], field_name: str = "ids") -> list[int]:
@@ -535,7 +541,8 @@ def licenses_revoke(*, queryset: QuerySet[License], now: datetime | None = None)
     now = _now(now)
     with transaction.atomic():
         rows = list(
-            queryset.filter(status__in=REVOCABLE)
+            _plain(queryset)
+            .filter(status__in=REVOCABLE)
             .select_for_update(of=("self",))
             .select_related("owner")
             .order_by("pk")
@@ -600,7 +607,8 @@ def licenses_reactivate(*, queryset: QuerySet[License], now: datetime | None = N
     done = 0
     with transaction.atomic():
         for license in (
-            queryset.filter(status=LicenseStatus.REVOKED, expires_at__gt=now)
+            _plain(queryset)
+            .filter(status=LicenseStatus.REVOKED, expires_at__gt=now)
             .select_for_update(of=("self",))
             .select_related("owner", "customer")
             .order_by("pk")
@@ -643,7 +651,8 @@ def licenses_delete(*, queryset: QuerySet[License]) -> int:
     """Delete the revoked, never-invoiced licences of `queryset`; answers how many."""
     with transaction.atomic():
         ids = list(
-            queryset.filter(status=LicenseStatus.REVOKED, invoiced_at__isnull=True)
+            _plain(queryset)
+            .filter(status=LicenseStatus.REVOKED, invoiced_at__isnull=True)
             .select_for_update(of=("self",))
             .order_by("pk")
             .values_list("pk", flat=True)
@@ -666,7 +675,10 @@ def licenses_extend(
     done = 0
     with transaction.atomic():
         for license in (
-            queryset.filter(status__in=REVOCABLE).select_for_update(of=("self",)).order_by("pk")
+            _plain(queryset)
+            .filter(status__in=REVOCABLE)
+            .select_for_update(of=("self",))
+            .order_by("pk")
         ):
             license.expires_at = add_years(max(now, license.expires_at), years)
             license.status = LicenseStatus.ACTIVE
@@ -676,7 +688,7 @@ def licenses_extend(
 
 
 def licenses_mark_invoiced(*, queryset: QuerySet[License], now: datetime | None = None) -> int:
-    return queryset.filter(invoiced_at__isnull=True).update(invoiced_at=_now(now))
+    return _plain(queryset).filter(invoiced_at__isnull=True).update(invoiced_at=_now(now))
 
 
 # --- Activation (public API) ------------------------------------------------------------------
@@ -1181,7 +1193,3 @@ def component_save(*, component: Component) -> Component:
         component.file_size, component.sha256 = _file_digest(component.file)
         component.save(update_fields=["file_size", "sha256"])
     return component
-
-
-def signed_download_lifetime() -> timedelta:
-    return timedelta(seconds=settings.LICENSE_DOWNLOAD_URL_SECONDS)
