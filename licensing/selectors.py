@@ -187,6 +187,22 @@ def _product_ref(product: Product) -> dict:
     return {"id": product.pk, "name": product.name, "slug": product.slug}
 
 
+_VERDICT_COLUMNS = (
+    "id",
+    "status",
+    "tier",
+    "expires_at",
+    "product_id",
+    "product__name",
+    "product__slug",
+    "product__starter_max_domains",
+    "product__business_max_domains",
+    "activations__domain",
+    "activations__is_development",
+    "activations__activated_at",
+)
+
+
 def license_verdict(
     *, license_key: str, domain: str, product: str | None = None, now: datetime | None = None
 ) -> dict:
@@ -195,19 +211,21 @@ def license_verdict(
     `result` is one of: valid, not_found, product_mismatch, revoked, expired,
     domain_not_activated, too_many_domains (the domain is activated but beyond the tier's
     limit, e.g. after a move from business to starter: the earliest activations keep it).
+
+    The hottest read of the service: one query (the licence, its product and its activations
+    joined), no model instances.
     """
     now = now or timezone.now()
     domain = domains.normalize_domain(domain)
     key = normalize_license_key(license_key)
-    license = (
-        License.objects.select_related("product")
-        .prefetch_related(
-            Prefetch("activations", queryset=Activation.objects.order_by("activated_at", "id"))
+    rows = (
+        list(
+            License.objects.filter(license_key=key)
+            .order_by("activations__activated_at", "activations__id")
+            .values_list(*_VERDICT_COLUMNS)
         )
-        .filter(license_key=key)
-        .first()
         if key
-        else None
+        else []
     )
     verdict = {
         "license_key": key,
@@ -220,22 +238,28 @@ def license_verdict(
         "development_host": domains.is_development_host(domain),
         "issued_at": iso(now),
     }
-    if license is None:
+    expires_at = None
+    if not rows:
         result = "not_found"
     else:
-        status = license.effective_status(now)
-        activations = list(license.activations.all())
-        activation = next((a for a in activations if a.domain == domain), None)
+        (_id, status, tier, expires_at, product_id, name, slug, starter_max, business_max) = rows[
+            0
+        ][:9]
+        status = License(status=status, expires_at=expires_at).effective_status(now)
+        activations = [row[9:] for row in rows if row[9] is not None]
+        activation = next((a for a in activations if a[0] == domain), None)
         verdict.update(
             status=status,
-            tier=license.tier,
-            expires_at=iso(license.expires_at),
-            product=_product_ref(license.product),
-            activated_at=iso(activation.activated_at) if activation else None,
+            tier=tier,
+            expires_at=iso(expires_at),
+            product={"id": product_id, "name": name, "slug": slug},
+            activated_at=iso(activation[2]) if activation else None,
         )
-        counted = [a.domain for a in activations if not a.is_development]
-        limit = license.product.max_domains(license.tier)
-        if product and product.strip().lower() != license.product.slug:
+        limit = Product(
+            starter_max_domains=starter_max, business_max_domains=business_max
+        ).max_domains(tier)
+        counted = [a[0] for a in activations if not a[1]]
+        if product and product.strip().lower() != slug:
             result = "product_mismatch"
         elif status == LicenseStatus.REVOKED:
             result = "revoked"
@@ -243,14 +267,14 @@ def license_verdict(
             result = "expired"
         elif activation is None:
             result = "domain_not_activated"
-        elif not activation.is_development and domain not in counted[:limit]:
+        elif not activation[1] and domain not in counted[:limit]:
             result = "too_many_domains"
         else:
             result = "valid"
     valid = result == "valid"
     cache_until = now + timedelta(hours=settings.LICENSE_VERIFY_CACHE_HOURS)
-    if valid and license.expires_at < cache_until:
-        cache_until = license.expires_at
+    if valid and expires_at < cache_until:
+        cache_until = expires_at
     verdict.update(result=result, valid=valid, valid_until=iso(cache_until))
     return verdict
 
