@@ -17,7 +17,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from common.errors import Forbidden, NotFound
-from licensing.models import Component, License, Release
+from licensing import domains
+from licensing.models import Activation, Component, License, Release
 
 _SALT = "licensing.download"
 KIND_RELEASE, KIND_COMPONENT = "r", "c"
@@ -36,6 +37,52 @@ def sign_download(*, kind: str, object_id: int, license_id: int) -> SignedUrl:
         path=reverse("license-download-file", kwargs={"token": token}),
         expires_at=timezone.now() + lifetime,
     )
+
+
+def check_download_allowed(license: License, domain: str) -> None:
+    """Downloads need an active licence (not revoked, not expired) activated on `domain`."""
+    from licensing.services import refuse_unusable
+
+    refuse_unusable(license, timezone.now())
+    domain = domains.normalize_domain(domain)
+    if not Activation.objects.filter(license=license, domain=domain).exists():
+        raise Forbidden(
+            f"This licence is not activated on {domain}; activate it first.",
+            code="domain_not_activated",
+        )
+
+
+def release_for_download(*, license: License, domain: str, version: str | None) -> Release:
+    """The release (a given version, or the latest) the licence may download on `domain`."""
+    from licensing.selectors import latest_release
+    from licensing.versions import parse_version
+
+    check_download_allowed(license, domain)
+    if version:
+        parse_version(version)
+        release = license.product.releases.filter(version=version.strip()).first()
+    else:
+        release = latest_release(license.product)
+    if release is None:
+        raise NotFound("No such release of this product.", code="release_not_found")
+    return release
+
+
+def component_for_download(*, license: License, domain: str, slug: str) -> Component:
+    """The component the licence may download on `domain`; its tier must include it."""
+    from licensing.selectors import tier_allows
+
+    check_download_allowed(license, domain)
+    component = license.product.components.filter(slug=slug).first()
+    if component is None:
+        raise NotFound("This product has no such component.", code="component_not_found")
+    if not tier_allows(license.tier, component.min_tier):
+        raise Forbidden(
+            f"The {component.name} component needs the {component.min_tier} tier; this "
+            f"licence is {license.tier}.",
+            code="tier_required",
+        )
+    return component
 
 
 @dataclass(frozen=True)

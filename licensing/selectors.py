@@ -304,3 +304,85 @@ def tier_allows(license_tier: str, min_tier: str) -> bool:
 
 def component_list(*, license: License) -> list[Component]:
     return list(Component.objects.filter(product=license.product).order_by("name", "id"))
+
+
+def update_check(*, license: License, installed: str, now: datetime | None = None) -> dict:
+    """Is a release newer than the installed version? Answers for any licence that exists;
+    `download_allowed` says whether this one may fetch it."""
+    from licensing.versions import parse_version
+
+    installed_version = parse_version(installed)
+    release = latest_release(license.product)
+    newer = release is not None and Version(release.version) > installed_version
+    status = license.effective_status(now)
+    return {
+        "update_available": newer,
+        "installed_version": installed.strip(),
+        "latest_version": release.version if release else None,
+        "released_at": release.released_at if release else None,
+        "changelog": release.changelog if newer else None,
+        "license_status": status,
+        "download_allowed": status == LicenseStatus.ACTIVE,
+    }
+
+
+def update_info(*, license: License, installed: str | None) -> dict:
+    from licensing.versions import parse_version
+
+    installed_version = parse_version(installed) if installed else None
+    newest = releases_newer_than(license.product, None, limit=1)
+    latest = newest[0] if newest else None
+    return {
+        "product": license.product,
+        "latest_version": latest.version if latest else None,
+        "released_at": latest.released_at if latest else None,
+        "file_size": latest.file_size if latest else None,
+        "sha256": latest.sha256 if latest else None,
+        "changelog": latest.changelog if latest else None,
+        "releases": releases_newer_than(license.product, installed_version),
+    }
+
+
+def component_rows(*, license: License, only_available: bool = False) -> list[dict]:
+    """The product's components, each with `available` for the licence's tier."""
+    rows = []
+    for component in component_list(license=license):
+        available = tier_allows(license.tier, component.min_tier)
+        if only_available and not available:
+            continue
+        rows.append(
+            {
+                "slug": component.slug,
+                "name": component.name,
+                "description": component.description,
+                "version": component.version,
+                "min_tier": component.min_tier,
+                "available": available,
+                "file_size": component.file_size,
+                "updated_at": component.updated_at,
+            }
+        )
+    return rows
+
+
+def component_check(*, license: License, installed: dict[str, str]) -> dict:
+    """Installed component versions ({slug: version}) against the latest of each."""
+    from licensing.versions import parse_version
+
+    parsed = {
+        slug: parse_version(version, field=f"components.{slug}")
+        for slug, version in installed.items()
+    }
+    known = {component.slug: component for component in component_list(license=license)}
+    rows = [
+        {
+            "slug": slug,
+            "installed_version": installed[slug],
+            "latest_version": known[slug].version,
+            "update_available": Version(known[slug].version) > parsed[slug],
+            "available": tier_allows(license.tier, known[slug].min_tier),
+        }
+        for slug in sorted(parsed)
+        if slug in known
+    ]
+    return {"components": rows, "unknown": sorted(set(parsed) - set(known))}

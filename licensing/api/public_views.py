@@ -14,11 +14,8 @@ from rest_framework.response import Response
 
 from common.api.schema import portal_schema
 from common.api.views import PublicPortalAPIView, validate_input
-from common.errors import Forbidden, NotFound
 from licensing import domains, downloads, selectors, services, signing
 from licensing.api import serializers as s
-from licensing.models import Activation
-from licensing.versions import parse_version
 
 LICENSES_TAG = ["Public licence API"]
 UPDATES_TAG = ["Updates and components"]
@@ -136,17 +133,6 @@ class PublicKeyView(PublicPortalAPIView):
         return Response(signing.public_key_info())
 
 
-def _usable_on(license, domain: str, now) -> None:
-    """Downloads need a usable licence activated on the asking domain."""
-    services.refuse_unusable(license, now)
-    domain = domains.normalize_domain(domain)
-    if not Activation.objects.filter(license=license, domain=domain).exists():
-        raise Forbidden(
-            f"This licence is not activated on {domain}; activate it first.",
-            code="domain_not_activated",
-        )
-
-
 def _download_answer(request, *, kind, item, license, version) -> dict:
     signed = downloads.sign_download(kind=kind, object_id=item.pk, license_id=license.pk)
     return {
@@ -172,20 +158,8 @@ class UpdateCheckView(PublicPortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.UpdateCheckInputSerializer, request.data)
-        installed = parse_version(data["version"])
-        license, now = selectors.public_license(data["license_key"]), timezone.now()
-        release = selectors.latest_release(license.product)
-        newer = release is not None and parse_version(release.version) > installed
-        status = license.effective_status(now)
-        body = {
-            "update_available": newer,
-            "installed_version": data["version"].strip(),
-            "latest_version": release.version if release else None,
-            "released_at": release.released_at if release else None,
-            "changelog": release.changelog if newer else None,
-            "license_status": status,
-            "download_allowed": status == "active",
-        }
+        license = selectors.public_license(data["license_key"])
+        body = selectors.update_check(license=license, installed=data["version"])
         return Response(s.UpdateCheckOutputSerializer(body).data)
 
 
@@ -200,19 +174,8 @@ class UpdateInfoView(PublicPortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.UpdateInfoInputSerializer, request.data)
-        installed = parse_version(data["version"]) if data.get("version") else None
         license = selectors.public_license(data["license_key"])
-        releases = selectors.releases_newer_than(license.product, None, limit=1)
-        latest = releases[0] if releases else None
-        body = {
-            "product": license.product,
-            "latest_version": latest.version if latest else None,
-            "released_at": latest.released_at if latest else None,
-            "file_size": latest.file_size if latest else None,
-            "sha256": latest.sha256 if latest else None,
-            "changelog": latest.changelog if latest else None,
-            "releases": selectors.releases_newer_than(license.product, installed),
-        }
+        body = selectors.update_info(license=license, installed=data.get("version"))
         return Response(s.UpdateInfoOutputSerializer(body).data)
 
 
@@ -230,15 +193,10 @@ class UpdateDownloadView(PublicPortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.DownloadInputSerializer, request.data)
-        license, now = selectors.public_license(data["license_key"]), timezone.now()
-        _usable_on(license, data["domain"], now)
-        if data.get("version"):
-            parse_version(data["version"])
-            release = license.product.releases.filter(version=data["version"].strip()).first()
-        else:
-            release = selectors.latest_release(license.product)
-        if release is None:
-            raise NotFound("No such release of this product.", code="release_not_found")
+        license = selectors.public_license(data["license_key"])
+        release = downloads.release_for_download(
+            license=license, domain=data["domain"], version=data.get("version")
+        )
         body = _download_answer(
             request,
             kind=downloads.KIND_RELEASE,
@@ -276,27 +234,6 @@ class DownloadFileView(PublicPortalAPIView):
         )
 
 
-def _component_rows(license, only_available: bool) -> list[dict]:
-    rows = []
-    for component in selectors.component_list(license=license):
-        available = selectors.tier_allows(license.tier, component.min_tier)
-        if only_available and not available:
-            continue
-        rows.append(
-            {
-                "slug": component.slug,
-                "name": component.name,
-                "description": component.description,
-                "version": component.version,
-                "min_tier": component.min_tier,
-                "available": available,
-                "file_size": component.file_size,
-                "updated_at": component.updated_at,
-            }
-        )
-    return rows
-
-
 class ComponentListView(PublicPortalAPIView):
     throttle_scope = "component_list"
     only_available = False
@@ -316,7 +253,9 @@ class ComponentListView(PublicPortalAPIView):
             "product": license.product,
             "tier": license.tier,
             "license_status": license.effective_status(),
-            "components": _component_rows(license, self.only_available),
+            "components": selectors.component_rows(
+                license=license, only_available=self.only_available
+            ),
         }
         return Response(s.ComponentListOutputSerializer(body).data)
 
@@ -346,27 +285,8 @@ class ComponentCheckView(PublicPortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.ComponentCheckInputSerializer, request.data)
-        installed = {
-            slug: parse_version(version, field=f"components.{slug}")
-            for slug, version in data["components"].items()
-        }
         license = selectors.public_license(data["license_key"])
-        known = {c.slug: c for c in selectors.component_list(license=license)}
-        rows = []
-        for slug in sorted(installed):
-            component = known.get(slug)
-            if component is None:
-                continue
-            rows.append(
-                {
-                    "slug": slug,
-                    "installed_version": data["components"][slug],
-                    "latest_version": component.version,
-                    "update_available": parse_version(component.version) > installed[slug],
-                    "available": selectors.tier_allows(license.tier, component.min_tier),
-                }
-            )
-        body = {"components": rows, "unknown": sorted(set(installed) - set(known))}
+        body = selectors.component_check(license=license, installed=data["components"])
         return Response(s.ComponentCheckOutputSerializer(body).data)
 
 
@@ -384,17 +304,10 @@ class ComponentDownloadView(PublicPortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.ComponentDownloadInputSerializer, request.data)
-        license, now = selectors.public_license(data["license_key"]), timezone.now()
-        _usable_on(license, data["domain"], now)
-        component = license.product.components.filter(slug=data["slug"]).first()
-        if component is None:
-            raise NotFound("This product has no such component.", code="component_not_found")
-        if not selectors.tier_allows(license.tier, component.min_tier):
-            raise Forbidden(
-                f"The {component.name} component needs the {component.min_tier} tier; this "
-                f"licence is {license.tier}.",
-                code="tier_required",
-            )
+        license = selectors.public_license(data["license_key"])
+        component = downloads.component_for_download(
+            license=license, domain=data["domain"], slug=data["slug"]
+        )
         body = _download_answer(
             request,
             kind=downloads.KIND_COMPONENT,
