@@ -25,3 +25,9 @@ app.conf.beat_schedule = {
         "schedule": crontab(minute=41, hour=3),
     },
 }
+
+# Webhooks: due retry attempts wait in the database; this enqueues them.
+app.conf.beat_schedule["webhooks-dispatch-due"] = {
+    "task": "webhooks.dispatch_due",
+    "schedule": 10.0,
+}

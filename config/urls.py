@@ -7,6 +7,7 @@ from common.views import HealthView, api_not_found
 
 api_v1 = [
     path("portal/", include("accounts.api.urls")),
+    path("portal/", include("webhooks.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("schema", SpectacularAPIView.as_view()),
