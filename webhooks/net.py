@@ -294,7 +294,6 @@ class PublicAddressAdapter(HTTPAdapter):
 def new_session() -> requests.Session:
     session = requests.Session()
     session.trust_env = False  # no proxies, .netrc or CA bundle from the environment
-    session.max_redirects = 0
     adapter = PublicAddressAdapter(pool_connections=16, pool_maxsize=4, max_retries=0)
     session.mount("https://", adapter)
     session.mount("http://", adapter)

@@ -302,7 +302,9 @@ def tls_receiver():
         context.sni_callback = lambda sock, name, ctx: seen_sni.append(name)
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.socket = context.wrap_socket(server.socket, server_side=True)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         thread.start()
         yield server.server_address[1], str(ca), seen_sni, seen_host
         server.shutdown()
