@@ -1,6 +1,6 @@
 """Portal webhook endpoints: reseller and agency accounts, bearer token only (no API keys)."""
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -11,6 +11,8 @@ from webhooks import selectors, services
 from webhooks.api import serializers as s
 
 TAGS = ["Webhooks"]
+# POST operations that take no body say so (portal_schema leaves the request out when None).
+NO_BODY = extend_schema(request=None)
 WEBHOOK_ID = OpenApiParameter("webhook_id", int, OpenApiParameter.PATH)
 LOG_ID = OpenApiParameter(
     "log_id", int, OpenApiParameter.PATH, description="The `id` of a delivery log entry."
@@ -100,6 +102,7 @@ class WebhookDetailView(WebhookView):
 class WebhookTestView(WebhookView):
     throttle_scope = "webhook_send"
 
+    @NO_BODY
     @portal_schema(
         summary="Send a test ping",
         responses={200: s.TestResultSerializer},
@@ -127,6 +130,7 @@ class WebhookTestView(WebhookView):
 
 
 class WebhookRotateSecretView(WebhookView):
+    @NO_BODY
     @portal_schema(
         summary="Rotate a webhook's secret",
         responses={200: s.WebhookWithSecretSerializer},
@@ -168,6 +172,7 @@ class WebhookDeliveriesView(WebhookView):
 class WebhookRedeliverView(WebhookView):
     throttle_scope = "webhook_send"
 
+    @NO_BODY
     @portal_schema(
         summary="Redeliver a logged delivery",
         responses={202: s.DeliverySerializer},
