@@ -51,7 +51,9 @@ class WebhookAdmin(admin.ModelAdmin):
     @admin.action(description="Disable (gives up pending deliveries)")
     def disable(self, request, queryset):
         for webhook in queryset:
-            services.webhook_update(webhook=webhook, is_active=False)
+            services.webhook_update(
+                webhook=webhook, is_active=False, disabled_reason="Disabled by staff."
+            )
         self.message_user(request, f"{queryset.count()} webhook(s) disabled.", messages.SUCCESS)
 
 

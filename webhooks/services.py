@@ -138,8 +138,13 @@ def webhook_update(
     events: list[str] = _UNSET,
     is_active: bool = _UNSET,
     description: str | None = _UNSET,
+    disabled_reason: str = "Disabled by the account.",
 ) -> Webhook:
-    """Change any of url, events, is_active and description; all are validated first."""
+    """Change any of url, events, is_active and description; all are validated first.
+
+    Turning a webhook off gives up its pending deliveries; turning it on clears the reason it
+    was disabled for and its failure clock.
+    """
     changes: dict[str, Any] = {}
     if events is not _UNSET:
         changes["events"] = normalise_events(events)
@@ -156,9 +161,7 @@ def webhook_update(
                     is_active=True, disabled_reason="", disabled_at=None, failing_since=None
                 )
             else:
-                changes.update(
-                    is_active=False, disabled_reason="Disabled by the account.", disabled_at=now
-                )
+                changes.update(is_active=False, disabled_reason=disabled_reason, disabled_at=now)
                 _cancel_pending(locked)
         for field, value in changes.items():
             setattr(locked, field, value)

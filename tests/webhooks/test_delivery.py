@@ -568,3 +568,22 @@ def test_dispatch_command(hook, receiver, on_commit):
     with on_commit():
         call_command("dispatch_webhooks")
     assert len(receiver.received) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_real_transactions_send_on_commit_and_nothing_on_rollback(hook, receiver):
+    def publish_then_fail():
+        with transaction.atomic():
+            events.publish(account=hook.account, event="license.created", data=CREATED)
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        publish_then_fail()
+    assert Delivery.objects.count() == 0
+    assert receiver.received == []
+
+    with transaction.atomic():
+        events.publish(account=hook.account, event="license.created", data=CREATED)
+        assert receiver.received == []  # nothing leaves before the commit
+    assert len(receiver.received) == 1
+    assert Delivery.objects.get().status == Delivery.Status.SUCCEEDED
