@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, Subquery
 from django.utils import timezone
 
 from accounts.models import User
@@ -286,12 +286,15 @@ class Claim:
     uuid: str
 
 
-def _lock_pair(delivery_id: int) -> tuple[Webhook, Delivery] | None:
-    """Lock the delivery's webhook, then the delivery (always in this order)."""
-    webhook_id = Delivery.objects.filter(pk=delivery_id).values_list("webhook_id", flat=True)
-    webhook_id = webhook_id.first()
+def _lock_pair(delivery_id: int, webhook_id: int | None = None):
+    """Lock the delivery's webhook, then the delivery: every writer that takes both takes them
+    in this order, so they cannot deadlock. None if either is gone."""
     if webhook_id is None:
-        return None
+        webhook_id = (
+            Delivery.objects.filter(pk=delivery_id).values_list("webhook_id", flat=True).first()
+        )
+        if webhook_id is None:
+            return None
     webhook = Webhook.objects.select_for_update(no_key=True).filter(pk=webhook_id).first()
     delivery = Delivery.objects.select_for_update(no_key=True).filter(pk=delivery_id).first()
     if webhook is None or delivery is None:
@@ -300,21 +303,50 @@ def _lock_pair(delivery_id: int) -> tuple[Webhook, Delivery] | None:
 
 
 def _claim(*, delivery_id: int, task_id: str, now: dt.datetime) -> Claim | None:
+    """Take the due attempt of a delivery, under a lease. None when there is nothing to do.
+
+    The common case locks only the delivery row (the webhook is read, not locked), so workers
+    sending to one webhook do not queue behind each other; taking over a lease that was never
+    released also writes a log entry, which needs the webhook's lock first.
+    """
+    with transaction.atomic():
+        delivery = (
+            Delivery.objects.select_related("webhook")
+            .select_for_update(no_key=True, of=("self",))
+            .filter(pk=delivery_id)
+            .first()
+        )
+        if delivery is None or not _claimable(delivery, task_id=task_id, now=now):
+            return None
+        if delivery.locked_until is None:
+            return _take(delivery.webhook, delivery, task_id=task_id, now=now)
+    # A lease to take over: done with the locks in order.
+    return _take_over(delivery_id=delivery_id, task_id=task_id, now=now)
+
+
+def _claimable(delivery: Delivery, *, task_id: str, now: dt.datetime) -> bool:
+    if delivery.status != Status.PENDING:
+        return False  # succeeded (never sent twice), or given up
+    if delivery.next_attempt_at is None or delivery.next_attempt_at > now:
+        return False  # not due: an early duplicate, or a redelivery brought it forward
+    if delivery.locked_until is not None and delivery.locked_until > now:
+        # Another worker is sending it right now, unless this is the very task that holds the
+        # lease, redelivered by the broker because its worker died mid-attempt.
+        return bool(task_id) and delivery.claimed_by_task == task_id
+    return True
+
+
+def _take_over(*, delivery_id: int, task_id: str, now: dt.datetime) -> Claim | None:
+    """The previous claim never recorded a result (its worker died, or its lease ran out):
+    log that attempt as interrupted and claim the delivery again."""
     with transaction.atomic():
         pair = _lock_pair(delivery_id)
         if pair is None:
             return None
         webhook, delivery = pair
-        if delivery.status != Status.PENDING:
-            return None  # succeeded (never sent twice), or given up
-        if delivery.next_attempt_at is None or delivery.next_attempt_at > now:
-            return None  # not due: an early duplicate, or a redelivery brought it forward
+        if not _claimable(delivery, task_id=task_id, now=now):
+            return None
         if delivery.locked_until is not None:
-            same_task = bool(task_id) and delivery.claimed_by_task == task_id
-            if delivery.locked_until > now and not same_task:
-                return None  # another worker is sending it right now
-            # The previous claim never recorded a result: its worker died (the broker
-            # redelivered this very task) or its lease ran out. Log it and send again.
             _append_log(
                 webhook=webhook,
                 delivery=delivery,
@@ -326,28 +358,30 @@ def _claim(*, delivery_id: int, task_id: str, now: dt.datetime) -> Claim | None:
                 ),
                 at=delivery.last_attempt_at or now,
             )
-        if not webhook.is_active:
-            delivery.status, delivery.next_attempt_at = Status.FAILED, None
-            delivery.locked_until, delivery.claim_token = None, ""
-            delivery.save(
-                update_fields=["status", "next_attempt_at", "locked_until", "claim_token"]
-            )
-            return None
-        delivery.attempts += 1
-        delivery.locked_until = now + CLAIM_LEASE
-        delivery.claim_token = secrets.token_hex(16)
-        delivery.claimed_by_task = task_id or ""
-        delivery.last_attempt_at = now
-        delivery.save(
-            update_fields=[
-                "attempts",
-                "locked_until",
-                "claim_token",
-                "claimed_by_task",
-                "last_attempt_at",
-            ]
-        )
-        return _claim_of(webhook, delivery, now)
+        return _take(webhook, delivery, task_id=task_id, now=now)
+
+
+def _take(webhook: Webhook, delivery: Delivery, *, task_id: str, now: dt.datetime):
+    if not webhook.is_active:
+        delivery.status, delivery.next_attempt_at = Status.FAILED, None
+        delivery.locked_until, delivery.claim_token = None, ""
+        delivery.save(update_fields=["status", "next_attempt_at", "locked_until", "claim_token"])
+        return None
+    delivery.attempts += 1
+    delivery.locked_until = now + CLAIM_LEASE
+    delivery.claim_token = secrets.token_hex(16)
+    delivery.claimed_by_task = task_id or ""
+    delivery.last_attempt_at = now
+    delivery.save(
+        update_fields=[
+            "attempts",
+            "locked_until",
+            "claim_token",
+            "claimed_by_task",
+            "last_attempt_at",
+        ]
+    )
+    return _claim_of(webhook, delivery, now)
 
 
 def _claim_of(webhook: Webhook, delivery: Delivery, now: dt.datetime) -> Claim:
@@ -415,25 +449,21 @@ def _append_log(
         duration_ms=result.duration_ms,
         created_at=at,
     )
-    newest = DeliveryAttempt.objects.filter(webhook=webhook).order_by("-id")
-    cutoff = newest.values_list("id", flat=True)[LOGS_KEPT_PER_WEBHOOK - 1 : LOGS_KEPT_PER_WEBHOOK]
-    cutoff = list(cutoff)
-    if cutoff:
-        doomed = DeliveryAttempt.objects.filter(webhook=webhook, id__lt=cutoff[0])
-        delivery_ids = set(doomed.values_list("delivery_id", flat=True))
-        if delivery_ids:
-            doomed.delete()
-            # A finished delivery whose log is gone entirely goes with it.
-            Delivery.objects.filter(pk__in=delivery_ids, log__isnull=True).exclude(
-                Q(status=Status.PENDING) | Q(pk=delivery.pk)
-            ).delete()
+    newest = DeliveryAttempt.objects.filter(webhook=webhook).order_by("-id").values("id")
+    cutoff = newest[LOGS_KEPT_PER_WEBHOOK - 1 : LOGS_KEPT_PER_WEBHOOK]
+    pruned, _ = DeliveryAttempt.objects.filter(webhook=webhook, id__lt=Subquery(cutoff)).delete()
+    if pruned:
+        # A finished delivery whose whole log is gone goes with it.
+        Delivery.objects.filter(webhook=webhook, log__isnull=True).exclude(
+            Q(status=Status.PENDING) | Q(pk=delivery.pk)
+        ).delete()
     return entry
 
 
 def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
     now = timezone.now()
     with transaction.atomic():
-        pair = _lock_pair(claim.delivery_id)
+        pair = _lock_pair(claim.delivery_id, claim.webhook_id)
         if pair is None:
             return None  # the webhook was deleted meanwhile
         webhook, delivery = pair
@@ -467,7 +497,17 @@ def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
                     countdown = wait.total_seconds()
                 else:
                     delivery.dispatched_at = None  # the beat task dispatches it when due
-        delivery.save()
+        delivery.save(
+            update_fields=[
+                "status",
+                "succeeded_at",
+                "next_attempt_at",
+                "dispatched_at",
+                "locked_until",
+                "claim_token",
+                "claimed_by_task",
+            ]
+        )
         if countdown is not None:
             _enqueue_on_commit(delivery.pk, countdown=countdown)
         _track_health(webhook=webhook, result=result, now=now)
