@@ -163,6 +163,8 @@ def webhook_update(
             else:
                 changes.update(is_active=False, disabled_reason=disabled_reason, disabled_at=now)
                 _cancel_pending(locked)
+        if "url" in changes and changes["url"] != locked.url:
+            changes["failing_since"] = None  # a new receiver starts with a clean record
         for field, value in changes.items():
             setattr(locked, field, value)
         if changes:

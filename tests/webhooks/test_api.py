@@ -240,6 +240,19 @@ def test_patch_changes_each_field(client_for):
     assert client.patch(url, {"description": None}, format="json").json()["description"] == ""
 
 
+def test_a_new_url_restarts_the_failure_clock(client_for):
+    webhook = WebhookFactory()
+    webhook.failing_since = webhook.created_at
+    webhook.save()
+    client = client_for(webhook.account)
+    client.patch(f"{HOOKS}/{webhook.pk}", {"url": webhook.url}, format="json")
+    webhook.refresh_from_db()
+    assert webhook.failing_since is not None  # the same receiver: the clock runs on
+    client.patch(f"{HOOKS}/{webhook.pk}", {"url": "https://v6.example.com/x"}, format="json")
+    webhook.refresh_from_db()
+    assert webhook.failing_since is None
+
+
 def test_patch_is_active_off_and_on(client_for):
     webhook = WebhookFactory()
     pending = Delivery.objects.create(webhook=webhook, event="license.created", body="{}")

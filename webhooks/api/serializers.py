@@ -130,7 +130,9 @@ class TestResultSerializer(serializers.Serializer):
     )
     error = serializers.CharField(allow_null=True, help_text="Why it failed; null on success.")
     duration_ms = serializers.IntegerField(allow_null=True)
-    delivery_id = serializers.UUIDField(help_text="The X-Hub-Delivery header of the ping.")
+    delivery_id = serializers.UUIDField(
+        allow_null=True, help_text="The X-Hub-Delivery header of the ping."
+    )
 
 
 class DeliveryLogQuerySerializer(serializers.Serializer):
