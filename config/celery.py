@@ -30,3 +30,9 @@ app.conf.beat_schedule = {
         "schedule": crontab(minute=5),
     },
 }
+
+# Webhooks: due retry attempts wait in the database; this enqueues them.
+app.conf.beat_schedule["webhooks-dispatch-due"] = {
+    "task": "webhooks.dispatch_due",
+    "schedule": 10.0,
+}

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "accounts",
     "licensing",
     "clients",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -303,6 +304,15 @@ THEME_NS = env_str("THEME_NS", "theme").strip("/")
 CORE_NS = env_str("CORE_NS", "core").strip("/")
 NONCE_HEADER = "X-Platform-Nonce"
 WEBHOOK_USER_AGENT = "Emporion-Webhooks/1.0"
+
+# --- Webhooks ---------------------------------------------------------------------------------
+
+# Development and tests only: lets webhooks use http:// URLs and loopback addresses (every other
+# private or reserved range stays blocked). `check --deploy` warns while it is on.
+WEBHOOKS_ALLOW_PRIVATE_URLS = env_bool("WEBHOOKS_ALLOW_PRIVATE_URLS", False)
+# Test pings and redeliveries send at once; limited per account.
+THROTTLE_DEFAULTS["webhook_send"] = "30/min"
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["webhook_send"] = _rate("webhook_send", "30/min")
 
 # --- E-mail -----------------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ api_v1 = [
     path("portal/", include("licensing.api.urls")),
     path("portal/", include("clients.api.urls")),
     path("", include("licensing.api.public_urls")),
+    # Webhooks (issue 3).
+    path("portal/", include("webhooks.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("schema", SpectacularAPIView.as_view()),

@@ -28,7 +28,7 @@ from django.utils import timezone
 from accounts.models import User
 from clients.models import Client
 from common.errors import Forbidden, NotFound, ServiceError, ValidationFailed
-from common.events import publish
+from common.events import DomainEvent, publish, publish_many
 from licensing import domains
 from licensing.dates import add_years, iso
 from licensing.keys import ALPHABET, IMPORTED_KEY_PATTERN, generate_license_key
@@ -159,8 +159,8 @@ def _fresh_keys(count: int) -> list[str]:
     return list(keys)
 
 
-def _created_event(license: License) -> None:
-    publish(
+def _created_event(license: License) -> DomainEvent:
+    return DomainEvent(
         account=license.owner,
         event="license.created",
         data={
@@ -293,8 +293,7 @@ def _issue(
         by_key = dict(License.objects.filter(license_key__in=keys).values_list("license_key", "pk"))
         for row in created:
             row.pk = row.id = by_key[row.license_key]
-    for row in created:
-        _created_event(row)
+    publish_many(_created_event(row) for row in created)
     return created
 
 
@@ -524,7 +523,8 @@ def _revoke_locked(licenses: list[License], now: datetime) -> dict[int, list[str
     )
     for license in licenses:
         license.status, license.revoked_at = LicenseStatus.REVOKED, now
-        publish(
+    publish_many(
+        DomainEvent(
             account=license.owner,
             event="license.revoked",
             data={
@@ -532,6 +532,8 @@ def _revoke_locked(licenses: list[License], now: datetime) -> dict[int, list[str
                 "deactivated_domains": domains_of.get(license.pk, []),
             },
         )
+        for license in licenses
+    )
     return domains_of
 
 
@@ -804,12 +806,14 @@ def activation_delete(*, activation_ids: Iterable[int]) -> int:
             .order_by("pk")
         )
         Activation.objects.filter(pk__in=[row.pk for row in rows]).delete()
-        for row in rows:
-            publish(
+        publish_many(
+            DomainEvent(
                 account=row.license.owner,
                 event="license.deactivated",
                 data={"license_key": row.license.license_key, "domain": row.domain},
             )
+            for row in rows
+        )
     return len(rows)
 
 
@@ -1059,8 +1063,8 @@ def expire_due(*, now: datetime | None = None, progress=None) -> ExpiryResult:
         groups: dict[tuple[int, int | None], list[License]] = defaultdict(list)
         for row in rows:
             groups[(row.owner_id, row.customer_id)].append(row)
-        for (_owner_id, customer_id), members in groups.items():
-            publish(
+        publish_many(
+            DomainEvent(
                 account=members[0].owner,
                 event="license.expired",
                 data={
@@ -1069,6 +1073,8 @@ def expire_due(*, now: datetime | None = None, progress=None) -> ExpiryResult:
                     "subscription_id": None,
                 },
             )
+            for (_owner_id, customer_id), members in groups.items()
+        )
         result.licenses += len(rows)
         result.packs = Pack.objects.filter(
             status=PackStatus.ACTIVE, expires_at__isnull=False, expires_at__lte=now

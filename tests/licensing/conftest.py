@@ -1,6 +1,6 @@
 import pytest
 
-from common.events import event_published
+from common.events import events_published
 
 
 @pytest.fixture
@@ -8,12 +8,12 @@ def events():
     """Every event published while the test runs, as (account, event, data)."""
     seen: list[tuple] = []
 
-    def receiver(sender, account, event, data, **kwargs):
-        seen.append((account, event, data))
+    def receiver(sender, events, **kwargs):
+        seen.extend((item.account, item.event, item.data) for item in events)
 
-    event_published.connect(receiver, weak=False, dispatch_uid="test-events")
+    events_published.connect(receiver, weak=False, dispatch_uid="test-events")
     yield seen
-    event_published.disconnect(dispatch_uid="test-events")
+    events_published.disconnect(dispatch_uid="test-events")
 
 
 @pytest.fixture(autouse=True)

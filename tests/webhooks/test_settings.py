@@ -1,0 +1,42 @@
+"""WEBHOOKS_ALLOW_PRIVATE_URLS: off by default, strictly parsed, flagged by check --deploy."""
+
+import secrets
+
+from tests.common.test_settings_env import run_manage
+
+SHOW = "from django.conf import settings; print(settings.WEBHOOKS_ALLOW_PRIVATE_URLS)"
+
+
+def test_private_urls_are_off_by_default_and_on_only_when_set(tmp_path):
+    default = run_manage("shell", "-c", SHOW, env_overrides={}, tmp_path=tmp_path)
+    assert default.stdout.strip().splitlines()[-1] == "False", default.stderr
+    on = run_manage(
+        "shell", "-c", SHOW, env_overrides={"WEBHOOKS_ALLOW_PRIVATE_URLS": "1"}, tmp_path=tmp_path
+    )
+    assert on.stdout.strip().splitlines()[-1] == "True", on.stderr
+
+
+def test_a_malformed_value_stops_the_process(tmp_path):
+    result = run_manage(
+        "check", env_overrides={"WEBHOOKS_ALLOW_PRIVATE_URLS": "maybe"}, tmp_path=tmp_path
+    )
+    assert result.returncode != 0
+    assert "WEBHOOKS_ALLOW_PRIVATE_URLS" in result.stderr
+
+
+def test_check_deploy_warns_while_private_urls_are_allowed(tmp_path):
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        env_overrides={
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(64),
+            "ALLOWED_HOSTS": "api.example.com",
+            "WEBHOOKS_ALLOW_PRIVATE_URLS": "1",
+        },
+        tmp_path=tmp_path,
+    )
+    assert result.returncode == 1
+    assert "webhooks.W001" in result.stderr + result.stdout

@@ -1,0 +1,650 @@
+"""Webhook use cases: every write with a rule lives here (views, admin, tasks and the event
+listener call these).
+
+Delivery, at least once:
+
+1. `emit` records one `Delivery` per subscribed, active webhook inside the caller's transaction
+   and enqueues a task for each on commit; a rolled-back event sends nothing.
+2. `delivery_attempt` (the task) *claims* the due attempt under a row lock with a lease, sends
+   outside any transaction, then *records* the result and decides what comes next. A task that
+   finds the delivery succeeded, not due, or leased by another worker does nothing, so a
+   redelivered or duplicated task never sends a delivery that already succeeded. A redelivered
+   task (same task id as the lease holder: its worker died mid-attempt) takes the lease over.
+3. After a failure the next attempt is due on Svix's schedule (5 s, 5 min, 30 min, 2 h, 5 h,
+   10 h, 10 h; ±20% jitter). Short waits go to the broker with a countdown; longer ones wait in
+   the database for the `dispatch_due` beat task (no countdown outlives the broker's visibility
+   timeout).
+4. A webhook that answers 410, or whose deliveries have all failed for 5 days, is disabled with
+   a reason and its owner is e-mailed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q, Subquery
+from django.utils import timezone
+
+from accounts.models import User
+from common.email import send_templated_email
+from common.errors import ServiceError, ValidationFailed
+from webhooks import net, sender, signing
+from webhooks.models import PING_EVENT, Delivery, DeliveryAttempt, Event, Webhook
+
+logger = logging.getLogger(__name__)
+
+MAX_WEBHOOKS_PER_ACCOUNT = 10  # spec: Limits
+LOGS_KEPT_PER_WEBHOOK = 100  # spec: Limits
+# Svix's schedule: the waits before attempts 2..8 (attempt 1 is immediate).
+RETRY_SCHEDULE = (
+    dt.timedelta(seconds=5),
+    dt.timedelta(minutes=5),
+    dt.timedelta(minutes=30),
+    dt.timedelta(hours=2),
+    dt.timedelta(hours=5),
+    dt.timedelta(hours=10),
+    dt.timedelta(hours=10),
+)
+MAX_ATTEMPTS = len(RETRY_SCHEDULE) + 1
+JITTER = 0.2
+MIN_WAIT_AFTER_TIMEOUT_OR_429 = dt.timedelta(seconds=60)
+RETRY_AFTER_MAX = dt.timedelta(hours=24)
+DISABLE_AFTER_FAILING_FOR = dt.timedelta(days=5)
+# A worker holds a claimed attempt this long; a 10 s timeout leaves ample margin.
+CLAIM_LEASE = dt.timedelta(seconds=60)
+# Waits up to this long are handed to the broker as a countdown; longer ones go through beat.
+COUNTDOWN_MAX = dt.timedelta(seconds=60)
+# A due delivery whose task has not claimed it this long after dispatch is dispatched again.
+REDISPATCH_AFTER = dt.timedelta(minutes=5)
+DISPATCH_BATCH = 500
+
+_random = secrets.SystemRandom()
+
+Outcome = DeliveryAttempt.Outcome
+Status = Delivery.Status
+
+
+# --- Validation ---------------------------------------------------------------------------------
+
+
+def normalise_events(events: Any) -> list[str]:
+    """A non-empty subset of the five event names, in the spec's order, without repeats."""
+    if not isinstance(events, list) or not events:
+        raise ValidationFailed({"events": ["Give a non-empty list of event names."]})
+    unknown = [e for e in events if not isinstance(e, str) or e not in Event.values]
+    if unknown:
+        names = ", ".join(Event.values)
+        shown = ", ".join(repr(e) for e in unknown[:5])
+        raise ValidationFailed(
+            {"events": [f"Unknown event name(s): {shown}. Choose from: {names}."]}
+        )
+    return [name for name in Event.values if name in events]
+
+
+def check_url(url: str) -> str:
+    """The URL, normalised, if deliveries may go to it now; else a 422 naming the reason."""
+    try:
+        return net.check_url(url).url
+    except net.UrlNotAllowed as exc:
+        raise ValidationFailed({"url": [str(exc)]}, code="url_not_allowed") from None
+
+
+def _clean_description(description: str | None) -> str:
+    description = (description or "").strip()
+    if len(description) > 255:
+        raise ValidationFailed({"description": ["At most 255 characters."]})
+    return description
+
+
+# --- Webhooks -----------------------------------------------------------------------------------
+
+
+def webhook_create(
+    *, account: User, url: str, events: list[str], description: str | None = ""
+) -> Webhook:
+    """A new webhook with a fresh secret (the caller shows the secret this once)."""
+    events = normalise_events(events)
+    description = _clean_description(description)
+    url = check_url(url)  # resolves the host: done before any lock is taken
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=account.pk).first()  # serialises the count
+        if Webhook.objects.filter(account=account).count() >= MAX_WEBHOOKS_PER_ACCOUNT:
+            raise ServiceError(
+                f"An account may have at most {MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one "
+                "before adding another.",
+                code="webhook_limit_reached",
+            )
+        return Webhook.objects.create(
+            account=account,
+            url=url,
+            events=events,
+            description=description,
+            secret=signing.new_secret(),
+        )
+
+
+_UNSET: Any = object()
+
+
+def webhook_update(
+    *,
+    webhook: Webhook,
+    url: str = _UNSET,
+    events: list[str] = _UNSET,
+    is_active: bool = _UNSET,
+    description: str | None = _UNSET,
+    disabled_reason: str = "Disabled by the account.",
+) -> Webhook:
+    """Change any of url, events, is_active and description; all are validated first.
+
+    Turning a webhook off gives up its pending deliveries; turning it on clears the reason it
+    was disabled for and its failure clock.
+    """
+    changes: dict[str, Any] = {}
+    if events is not _UNSET:
+        changes["events"] = normalise_events(events)
+    if description is not _UNSET:
+        changes["description"] = _clean_description(description)
+    if url is not _UNSET:
+        changes["url"] = check_url(url)
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Webhook.objects.select_for_update(no_key=True).get(pk=webhook.pk)
+        if is_active is not _UNSET and is_active != locked.is_active:
+            if is_active:
+                changes.update(
+                    is_active=True, disabled_reason="", disabled_at=None, failing_since=None
+                )
+            else:
+                changes.update(is_active=False, disabled_reason=disabled_reason, disabled_at=now)
+                _cancel_pending(locked)
+        if "url" in changes and changes["url"] != locked.url:
+            changes["failing_since"] = None  # a new receiver starts with a clean record
+        for field, value in changes.items():
+            setattr(locked, field, value)
+        if changes:
+            locked.save(update_fields=[*changes, "updated_at"])
+    return locked
+
+
+def webhook_rotate_secret(*, webhook: Webhook) -> Webhook:
+    """A new secret, in force at once: every attempt from now on, retries included, is signed
+    with it (a GitHub-style signature header carries one signature, so there is no overlap)."""
+    with transaction.atomic():
+        locked = Webhook.objects.select_for_update(no_key=True).get(pk=webhook.pk)
+        locked.secret = signing.new_secret()
+        locked.save(update_fields=["secret", "updated_at"])
+    return locked
+
+
+def webhook_delete(*, webhook: Webhook) -> None:
+    """Delete the webhook with its deliveries and delivery logs."""
+    with transaction.atomic():
+        # Lock the webhook first, like every other writer, so the cascade cannot deadlock
+        # with a worker recording an attempt.
+        Webhook.objects.select_for_update(no_key=True).filter(pk=webhook.pk).first()
+        webhook.delete()
+
+
+def _cancel_pending(webhook: Webhook) -> int:
+    return Delivery.objects.filter(webhook=webhook, status=Status.PENDING).update(
+        status=Status.FAILED, next_attempt_at=None
+    )
+
+
+def _disable(*, webhook: Webhook, reason: str, now: dt.datetime) -> bool:
+    """Set the webhook inactive with `reason`, give up its pending deliveries, e-mail the owner.
+
+    Runs under the caller's lock on the webhook row; False if it was already inactive.
+    """
+    updated = Webhook.objects.filter(pk=webhook.pk, is_active=True).update(
+        is_active=False, disabled_reason=reason, disabled_at=now, updated_at=now
+    )
+    if not updated:
+        return False
+    webhook.is_active, webhook.disabled_reason, webhook.disabled_at = False, reason, now
+    _cancel_pending(webhook)
+    account = User.objects.only("email", "name").get(pk=webhook.account_id)
+    send_templated_email(
+        to=account.email,
+        template="webhooks/webhook_disabled",
+        context={"account": account, "webhook": webhook, "reason": reason},
+    )
+    logger.info("webhook %s disabled: %s", webhook.pk, reason)
+    return True
+
+
+# --- Emitting -----------------------------------------------------------------------------------
+
+
+def emit(account: User, event: str, data: dict) -> list[Delivery]:
+    """Record a delivery of `event` for every active webhook of `account` subscribed to it.
+
+    Runs inside the caller's transaction; the deliveries are enqueued when it commits, so an
+    event raised in a transaction that rolls back sends nothing. Accounts that may not use
+    webhooks (not a reseller or agency, or no longer one) get nothing.
+    """
+    return emit_many([(account, event, data)])
+
+
+def emit_many(events: list[tuple[User, str, dict]]) -> list[Delivery]:
+    """`emit` for a batch of (account, event, data): one lookup and one insert for all."""
+    for _account, event, _data in events:
+        if event not in Event.values:
+            raise ValueError(f"unknown webhook event {event!r}; expected one of {Event.values}")
+    accounts = {
+        account.pk
+        for account, _event, _data in events
+        if account is not None and getattr(account, "is_partner", False) and account.is_active
+    }
+    if not accounts:
+        return []
+    hooks_of: dict[int, list[Webhook]] = {}
+    for webhook in Webhook.objects.filter(account_id__in=accounts, is_active=True).order_by("pk"):
+        hooks_of.setdefault(webhook.account_id, []).append(webhook)
+    if not hooks_of:
+        return []
+    now = timezone.now()
+    rows = []
+    for account, event, data in events:
+        subscribed = [
+            webhook
+            for webhook in hooks_of.get(getattr(account, "pk", None), [])
+            if webhook.subscribes_to(event)
+        ]
+        if not subscribed:
+            continue
+        body = signing.build_body(event=event, moment=now, data=data)
+        rows.extend(
+            Delivery(
+                webhook=webhook,
+                event=event,
+                body=body,
+                next_attempt_at=now,
+                dispatched_at=now,
+                created_at=now,
+            )
+            for webhook in subscribed
+        )
+    deliveries = Delivery.objects.bulk_create(rows)
+    for delivery in deliveries:
+        _enqueue_on_commit(delivery.pk)
+    return deliveries
+
+
+def _enqueue_on_commit(delivery_id: int, countdown: float | None = None) -> None:
+    from webhooks.tasks import deliver
+
+    def enqueue() -> None:
+        deliver.apply_async(args=(delivery_id,), countdown=countdown)
+
+    # robust: a broker hiccup must not fail the caller's committed request; the delivery is in
+    # the database and the beat task dispatches it again.
+    transaction.on_commit(enqueue, robust=True)
+
+
+# --- Attempts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    delivery_id: int
+    webhook_id: int
+    token: str
+    attempt: int
+    started_at: dt.datetime
+    url: str
+    secret: str
+    event: str
+    body: str
+    uuid: str
+
+
+def _lock_pair(delivery_id: int, webhook_id: int | None = None):
+    """Lock the delivery's webhook, then the delivery: every writer that takes both takes them
+    in this order, so they cannot deadlock. None if either is gone."""
+    if webhook_id is None:
+        webhook_id = (
+            Delivery.objects.filter(pk=delivery_id).values_list("webhook_id", flat=True).first()
+        )
+        if webhook_id is None:
+            return None
+    webhook = Webhook.objects.select_for_update(no_key=True).filter(pk=webhook_id).first()
+    delivery = Delivery.objects.select_for_update(no_key=True).filter(pk=delivery_id).first()
+    if webhook is None or delivery is None:
+        return None
+    return webhook, delivery
+
+
+def _claim(*, delivery_id: int, task_id: str, now: dt.datetime) -> Claim | None:
+    """Take the due attempt of a delivery, under a lease. None when there is nothing to do.
+
+    The common case locks only the delivery row (the webhook is read, not locked), so workers
+    sending to one webhook do not queue behind each other; taking over a lease that was never
+    released also writes a log entry, which needs the webhook's lock first.
+    """
+    with transaction.atomic():
+        delivery = (
+            Delivery.objects.select_related("webhook")
+            .select_for_update(no_key=True, of=("self",))
+            .filter(pk=delivery_id)
+            .first()
+        )
+        if delivery is None or not _claimable(delivery, task_id=task_id, now=now):
+            return None
+        if delivery.locked_until is None:
+            return _take(delivery.webhook, delivery, task_id=task_id, now=now)
+    # A lease to take over: done with the locks in order.
+    return _take_over(delivery_id=delivery_id, task_id=task_id, now=now)
+
+
+def _claimable(delivery: Delivery, *, task_id: str, now: dt.datetime) -> bool:
+    if delivery.status != Status.PENDING:
+        return False  # succeeded (never sent twice), or given up
+    if delivery.next_attempt_at is None or delivery.next_attempt_at > now:
+        return False  # not due: an early duplicate, or a redelivery brought it forward
+    if delivery.locked_until is not None and delivery.locked_until > now:
+        # Another worker is sending it right now, unless this is the very task that holds the
+        # lease, redelivered by the broker because its worker died mid-attempt.
+        return bool(task_id) and delivery.claimed_by_task == task_id
+    return True
+
+
+def _take_over(*, delivery_id: int, task_id: str, now: dt.datetime) -> Claim | None:
+    """The previous claim never recorded a result (its worker died, or its lease ran out):
+    log that attempt as interrupted and claim the delivery again."""
+    with transaction.atomic():
+        pair = _lock_pair(delivery_id)
+        if pair is None:
+            return None
+        webhook, delivery = pair
+        if not _claimable(delivery, task_id=task_id, now=now):
+            return None
+        if delivery.locked_until is not None:
+            _append_log(
+                webhook=webhook,
+                delivery=delivery,
+                attempt=delivery.attempts,
+                result=sender.Result(
+                    Outcome.INTERRUPTED,
+                    error="No result was recorded for this attempt (the worker stopped before "
+                    "the receiver answered); it is sent again.",
+                ),
+                at=delivery.last_attempt_at or now,
+            )
+        return _take(webhook, delivery, task_id=task_id, now=now)
+
+
+def _take(webhook: Webhook, delivery: Delivery, *, task_id: str, now: dt.datetime):
+    if not webhook.is_active:
+        delivery.status, delivery.next_attempt_at = Status.FAILED, None
+        delivery.locked_until, delivery.claim_token = None, ""
+        delivery.save(update_fields=["status", "next_attempt_at", "locked_until", "claim_token"])
+        return None
+    delivery.attempts += 1
+    delivery.locked_until = now + CLAIM_LEASE
+    delivery.claim_token = secrets.token_hex(16)
+    delivery.claimed_by_task = task_id or ""
+    delivery.last_attempt_at = now
+    delivery.save(
+        update_fields=[
+            "attempts",
+            "locked_until",
+            "claim_token",
+            "claimed_by_task",
+            "last_attempt_at",
+        ]
+    )
+    return _claim_of(webhook, delivery, now)
+
+
+def _claim_of(webhook: Webhook, delivery: Delivery, now: dt.datetime) -> Claim:
+    return Claim(
+        delivery_id=delivery.pk,
+        webhook_id=webhook.pk,
+        token=delivery.claim_token,
+        attempt=delivery.attempts,
+        started_at=now,
+        url=webhook.url,
+        secret=webhook.secret,
+        event=delivery.event,
+        body=delivery.body,
+        uuid=str(delivery.uuid),
+    )
+
+
+def _send(claim: Claim) -> sender.Result:
+    return sender.send(
+        url=claim.url,
+        body=claim.body,
+        secret=claim.secret,
+        event=claim.event,
+        delivery_id=claim.uuid,
+    )
+
+
+def jitter_factor() -> float:
+    return _random.uniform(1 - JITTER, 1 + JITTER)
+
+
+def retry_wait(*, attempt: int, result: sender.Result) -> dt.timedelta | None:
+    """How long after failed attempt `attempt` the next one is due; None when none is left."""
+    if attempt >= MAX_ATTEMPTS:
+        return None
+    wait = RETRY_SCHEDULE[attempt - 1] * jitter_factor()
+    if result.outcome == Outcome.TIMEOUT or result.status_code == 429:
+        wait = max(wait, MIN_WAIT_AFTER_TIMEOUT_OR_429)
+    if result.retry_after is not None:  # the receiver's wish, within bounds: later, never sooner
+        asked = min(dt.timedelta(seconds=result.retry_after), RETRY_AFTER_MAX)
+        wait = max(wait, asked)
+    return wait
+
+
+def _append_log(
+    *,
+    webhook: Webhook,
+    delivery: Delivery,
+    attempt: int,
+    result: sender.Result,
+    at: dt.datetime,
+) -> DeliveryAttempt:
+    """Insert a log entry and keep only the newest 100 of the webhook, in the same transaction
+    (the caller holds the webhook's row lock, so concurrent inserts cannot overshoot)."""
+    entry = DeliveryAttempt.objects.create(
+        webhook=webhook,
+        delivery=delivery,
+        attempt=attempt,
+        event=delivery.event,
+        status_code=result.status_code,
+        success=result.success,
+        outcome=result.outcome,
+        error=result.error[:500],
+        response_body=result.response_body,
+        duration_ms=result.duration_ms,
+        created_at=at,
+    )
+    newest = DeliveryAttempt.objects.filter(webhook=webhook).order_by("-id").values("id")
+    cutoff = newest[LOGS_KEPT_PER_WEBHOOK - 1 : LOGS_KEPT_PER_WEBHOOK]
+    pruned, _ = DeliveryAttempt.objects.filter(webhook=webhook, id__lt=Subquery(cutoff)).delete()
+    if pruned:
+        # A finished delivery whose whole log is gone goes with it.
+        Delivery.objects.filter(webhook=webhook, log__isnull=True).exclude(
+            Q(status=Status.PENDING) | Q(pk=delivery.pk)
+        ).delete()
+    return entry
+
+
+def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
+    now = timezone.now()
+    with transaction.atomic():
+        pair = _lock_pair(claim.delivery_id, claim.webhook_id)
+        if pair is None:
+            return None  # the webhook was deleted meanwhile
+        webhook, delivery = pair
+        entry = _append_log(
+            webhook=webhook,
+            delivery=delivery,
+            attempt=claim.attempt,
+            result=result,
+            at=claim.started_at,
+        )
+        ours = delivery.claim_token == claim.token
+        if ours:
+            delivery.locked_until, delivery.claim_token, delivery.claimed_by_task = None, "", ""
+        countdown = None
+        if result.success:
+            delivery.status, delivery.succeeded_at, delivery.next_attempt_at = (
+                Status.SUCCEEDED,
+                now,
+                None,
+            )
+        elif delivery.status == Status.PENDING and ours:
+            wait = None
+            if result.status_code != 410 and delivery.auto_retry:
+                wait = retry_wait(attempt=claim.attempt, result=result)
+            if wait is None:
+                delivery.status, delivery.next_attempt_at = Status.FAILED, None
+            else:
+                delivery.next_attempt_at = now + wait
+                if wait <= COUNTDOWN_MAX:
+                    delivery.dispatched_at = now
+                    countdown = wait.total_seconds()
+                else:
+                    delivery.dispatched_at = None  # the beat task dispatches it when due
+        delivery.save(
+            update_fields=[
+                "status",
+                "succeeded_at",
+                "next_attempt_at",
+                "dispatched_at",
+                "locked_until",
+                "claim_token",
+                "claimed_by_task",
+            ]
+        )
+        if countdown is not None:
+            _enqueue_on_commit(delivery.pk, countdown=countdown)
+        _track_health(webhook=webhook, result=result, now=now)
+    return entry
+
+
+def _track_health(*, webhook: Webhook, result: sender.Result, now: dt.datetime) -> None:
+    """Any success resets the failure clock; 5 days of nothing but failures, or a 410,
+    disables the webhook."""
+    if result.success:
+        if webhook.failing_since is not None:
+            Webhook.objects.filter(pk=webhook.pk).update(failing_since=None)
+            webhook.failing_since = None
+        return
+    if result.status_code == 410:
+        _disable(
+            webhook=webhook,
+            reason="The receiver answered 410 Gone: it no longer accepts deliveries.",
+            now=now,
+        )
+        return
+    if webhook.failing_since is None:
+        Webhook.objects.filter(pk=webhook.pk).update(failing_since=now)
+        webhook.failing_since = now
+    elif now - webhook.failing_since >= DISABLE_AFTER_FAILING_FOR:
+        since = webhook.failing_since.strftime("%Y-%m-%d %H:%M UTC")
+        _disable(
+            webhook=webhook,
+            reason=f"Every delivery has failed for 5 days (since {since}).",
+            now=now,
+        )
+
+
+def delivery_attempt(*, delivery_id: int, task_id: str = "") -> str:
+    """Make the due attempt of one delivery, if it is still due and nobody else is making it.
+
+    Answers the outcome, or "skipped" when there was nothing to do.
+    """
+    claim = _claim(delivery_id=delivery_id, task_id=task_id, now=timezone.now())
+    if claim is None:
+        return "skipped"
+    result = _send(claim)
+    _record(claim, result)
+    return result.outcome
+
+
+def webhook_ping(*, webhook: Webhook) -> tuple[DeliveryAttempt | None, sender.Result]:
+    """Send a test ping now and wait for the answer (one attempt, logged, never retried)."""
+    now = timezone.now()
+    body = signing.build_body(
+        event=PING_EVENT,
+        moment=now,
+        data={"webhook_id": webhook.pk, "url": webhook.url, "events": webhook.events},
+    )
+    with transaction.atomic():
+        delivery = Delivery.objects.create(
+            webhook=webhook,
+            event=PING_EVENT,
+            body=body,
+            auto_retry=False,
+            attempts=1,
+            next_attempt_at=now,
+            dispatched_at=now,
+            locked_until=now + CLAIM_LEASE,
+            claim_token=secrets.token_hex(16),
+            last_attempt_at=now,
+            created_at=now,
+        )
+    claim = _claim_of(webhook, delivery, now)
+    result = _send(claim)
+    return _record(claim, result), result
+
+
+def delivery_redeliver(*, delivery: Delivery) -> Delivery:
+    """Send a logged delivery again: same body, same delivery id, signed with today's secret.
+
+    A finished delivery gets one more attempt; a pending one has its next attempt brought
+    forward to now.
+    """
+    with transaction.atomic():
+        pair = _lock_pair(delivery.pk)
+        if pair is None:
+            raise ServiceError("This delivery no longer exists.", code="delivery_not_found")
+        webhook, locked = pair
+        if not webhook.is_active:
+            raise ServiceError(
+                "The webhook is inactive; set is_active to true before redelivering.",
+                code="webhook_inactive",
+            )
+        now = timezone.now()
+        if locked.status != Status.PENDING:
+            locked.auto_retry = False
+            locked.status = Status.PENDING
+        locked.next_attempt_at = now
+        locked.dispatched_at = now
+        locked.save(update_fields=["auto_retry", "status", "next_attempt_at", "dispatched_at"])
+        _enqueue_on_commit(locked.pk)
+    return locked
+
+
+def dispatch_due(*, limit: int = DISPATCH_BATCH) -> int:
+    """Enqueue the deliveries whose next attempt is due (the beat task; also a command).
+
+    Skips those a task was enqueued for recently and those a worker is sending; a lease that
+    ran out is taken over by the task, which logs the lost attempt.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        due = (
+            Delivery.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
+            .filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=now - REDISPATCH_AFTER))
+            .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
+            .order_by("next_attempt_at", "id")
+            .select_for_update(skip_locked=True)
+        )
+        ids = list(due.values_list("id", flat=True)[:limit])
+        if ids:
+            Delivery.objects.filter(pk__in=ids).update(dispatched_at=now)
+            for delivery_id in ids:
+                _enqueue_on_commit(delivery_id)
+    return len(ids)
