@@ -22,6 +22,8 @@ LOGGED_IN = "logged_in"
 
 
 def required_access(view, method: str) -> str:
+    if not hasattr(view, method.lower()) and method not in ("HEAD", "OPTIONS"):
+        return PUBLIC  # no handler: let the view answer 405, whoever asks
     access = getattr(view, "access", None) or {}
     required = access.get(method, access.get("*", MANAGE_OPTIONS))
     if method == "HEAD" and "HEAD" not in access:

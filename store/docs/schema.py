@@ -11,6 +11,7 @@ import threading
 
 from django.conf import settings
 from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.plumbing import _load_enum_name_overrides
 from drf_spectacular.settings import patched_settings
 
 _lock = threading.Lock()
@@ -18,8 +19,14 @@ _schema: dict | None = None
 
 
 def generate() -> dict:
-    with patched_settings(settings.STORE_SPECTACULAR_SETTINGS):
-        return SchemaGenerator().get_schema(request=None, public=True)
+    # drf-spectacular caches the enum name overrides per process, whatever the settings:
+    # clear that cache on the way in and out so the portal's and the store's do not mix.
+    _load_enum_name_overrides.cache_clear()
+    try:
+        with patched_settings(settings.STORE_SPECTACULAR_SETTINGS):
+            return SchemaGenerator().get_schema(request=None, public=True)
+    finally:
+        _load_enum_name_overrides.cache_clear()
 
 
 def store_schema_document() -> dict:

@@ -48,6 +48,17 @@ def settings_update(*, section: str, values: dict, user=None) -> dict:
 
 
 @transaction.atomic
+def settings_replace(*, section: str, values: dict, user=None) -> dict:
+    """Exactly these values (the rest back to defaults), validated like settings_update."""
+    _section(section)
+    SettingsSection.objects.filter(name=section).delete()
+    if not values:
+        _after_write(section)
+        return registry.get(section).defaults()
+    return settings_update(section=section, values=values, user=user)
+
+
+@transaction.atomic
 def settings_reset(*, section: str, user=None) -> dict:
     """Back to the defaults: the stored values of the section are removed."""
     declared = _section(section)

@@ -11,6 +11,7 @@ SEEDERS = [
     ("Demo logins (e-mail, password, role)", "accounts.demo.seed"),
     ("Demo products", "licensing.demo.seed"),
 ]
+SEEDERS += [("Store (ec/v1)", "store.demo.seed")]
 
 
 class Command(BaseCommand):

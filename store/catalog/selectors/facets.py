@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, Q
 
-from store.catalog.models import Attribute, AttributeTerm, Brand, Category
+from store.catalog.models import Attribute, AttributeTerm, Category
 from store.catalog.selectors.products import ProductCategory, ProductTerm, product_queryset
 from store.common.money import money_str
 
@@ -58,20 +58,30 @@ def _brand_counts(args: dict) -> list[dict]:
     rows = (
         product_queryset(args, exclude=frozenset({"brand"}))
         .filter(brand__isnull=False)
-        .values("brand_id")
+        .values("brand_id", "brand__name", "brand__slug")
         .annotate(count=Count("pk"))
-        .order_by()
+        .order_by("brand__name", "brand_id")
     )
-    counts = {row["brand_id"]: row["count"] for row in rows}
-    brands = Brand.objects.filter(pk__in=counts).only("id", "name", "slug")
-    return [{"id": b.pk, "name": b.name, "slug": b.slug, "count": counts[b.pk]} for b in brands]
+    return [
+        {
+            "id": r["brand_id"],
+            "name": r["brand__name"],
+            "slug": r["brand__slug"],
+            "count": r["count"],
+        }
+        for r in rows
+    ]
 
 
-def _term_counts(args: dict, *, exclude: frozenset[str], attribute_slugs=None) -> dict[int, int]:
+def _term_counts(
+    args: dict, *, exclude: frozenset[str], only=None, leave_out=None
+) -> dict[int, int]:
     products = product_queryset(args, exclude=exclude).values("pk")
     rows = ProductTerm.objects.filter(product_id__in=products)
-    if attribute_slugs is not None:
-        rows = rows.filter(attributeterm__attribute__slug__in=attribute_slugs)
+    if only is not None:
+        rows = rows.filter(attributeterm__attribute__slug__in=only)
+    if leave_out:
+        rows = rows.exclude(attributeterm__attribute__slug__in=leave_out)
     rows = (
         rows.values("attributeterm_id")
         .annotate(count=Count("product_id", distinct=True))
@@ -82,20 +92,11 @@ def _term_counts(args: dict, *, exclude: frozenset[str], attribute_slugs=None) -
 
 def _attribute_counts(args: dict) -> list[dict]:
     filtered = [slug for slug, terms in (args.get("attributes") or {}).items() if terms]
-    counts: dict[int, int] = {}
     # Attributes without a filter of their own: one query with every filter applied...
-    others = _term_counts(args, exclude=frozenset())
-    filtered_terms = (
-        set(AttributeTerm.objects.filter(attribute__slug__in=filtered).values_list("pk", flat=True))
-        if filtered
-        else set()
-    )
-    counts.update({pk: n for pk, n in others.items() if pk not in filtered_terms})
+    counts = _term_counts(args, exclude=frozenset(), leave_out=filtered)
     # ...and each filtered attribute with its own filter left out.
     for slug in filtered:
-        counts.update(
-            _term_counts(args, exclude=frozenset({f"attr_{slug}"}), attribute_slugs=[slug])
-        )
+        counts.update(_term_counts(args, exclude=frozenset({f"attr_{slug}"}), only=[slug]))
     if not counts:
         return []
     terms = AttributeTerm.objects.filter(pk__in=counts).select_related("attribute")
@@ -147,10 +148,12 @@ def facet_counts(args: dict) -> dict:
     price = product_queryset(args, exclude=frozenset({"price"})).aggregate(
         min=Min("min_price"), max=Max("max_price")
     )
-    matching = product_queryset(args)
+    matching = product_queryset(args).aggregate(
+        total=Count("pk"), on_sale=Count("pk", filter=Q(on_sale=True))
+    )
     return {
-        "total": matching.count(),
-        "on_sale": matching.filter(on_sale=True).count(),
+        "total": matching["total"],
+        "on_sale": matching["on_sale"],
         "price_range": {"min": money_str(price["min"]), "max": money_str(price["max"])},
         "categories": _category_counts(args),
         "brands": _brand_counts(args),

@@ -21,7 +21,7 @@ from django.db.models import (
     When,
 )
 
-from store.catalog.choices import ProductStatus, StockStatus
+from store.catalog.choices import ProductStatus, ProductType, StockStatus
 from store.catalog.models import (
     Attribute,
     Category,
@@ -178,6 +178,20 @@ def _attribute_condition(slug: str, term_slugs: list[str]) -> Exists:
     )
 
 
+def _price_condition(low: str | None, high: str | None) -> Q:
+    """The product's price is within the bounds; for a variable product, some enabled
+    variant's price is."""
+    bounds = {}
+    if low is not None:
+        bounds["price__gte"] = Decimal(low)
+    if high is not None:
+        bounds["price__lte"] = Decimal(high)
+    variants = Variant.objects.filter(product=OuterRef("pk"), enabled=True)
+    return ((Q(type=ProductType.SIMPLE) | ~Exists(variants)) & Q(**bounds)) | Exists(
+        variants.filter(**bounds)
+    )
+
+
 def product_queryset(args: dict, *, exclude: frozenset[str] = frozenset()) -> QuerySet:
     """Products matching `args`, unordered. `exclude` leaves filters out (facet counts)."""
     queryset = Product.objects.all()
@@ -210,11 +224,10 @@ def product_queryset(args: dict, *, exclude: frozenset[str] = frozenset()) -> Qu
             )
     if args.get("brand_ids") and "brand" not in exclude:
         queryset = queryset.filter(brand_id__in=args["brand_ids"])
-    if "price" not in exclude:
-        if args.get("min_price") is not None:
-            queryset = queryset.filter(max_price__gte=Decimal(args["min_price"]))
-        if args.get("max_price") is not None:
-            queryset = queryset.filter(min_price__lte=Decimal(args["max_price"]))
+    if "price" not in exclude and (
+        args.get("min_price") is not None or args.get("max_price") is not None
+    ):
+        queryset = queryset.filter(_price_condition(args.get("min_price"), args.get("max_price")))
     if args.get("on_sale"):
         queryset = queryset.filter(on_sale=True)
     if args.get("min_rating") is not None:

@@ -189,6 +189,12 @@ def _was_auto(variant: Variant) -> bool:
     return variant.title == _auto_title(variant.product.title, old_terms)
 
 
+def variant_derive(*, variant: Variant) -> Variant:
+    """Set a variant's derived fields (price, sale flag, stock status) before it is saved."""
+    _derive(variant, None)
+    return variant
+
+
 @transaction.atomic
 def variant_create(*, product_id: int, fields: dict) -> Variant:
     product = get_for_update(product_id)
