@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
 from django.db import models
+from django.utils.encoding import filepath_to_uri
 
 # Rendition sizes: (name, width, height, crop). Never enlarged beyond the original.
 SIZES = (
@@ -11,6 +12,16 @@ SIZES = (
     ("large", 1024, 1024, False),
 )
 SIZE_NAMES = tuple(name for name, *_ in SIZES)
+
+
+def media_url(name: str) -> str:
+    """The public URL of a stored file. A page of products builds thousands of these, so the
+    local file system gets a short cut around urljoin (the same URL FileSystemStorage.url
+    answers); other storages answer through their own url()."""
+    storage = default_storage._wrapped if hasattr(default_storage, "_wrapped") else None
+    if type(storage) is FileSystemStorage and storage.base_url.endswith("/"):
+        return storage.base_url + filepath_to_uri(name).lstrip("/")
+    return default_storage.url(name)
 
 
 class MediaImage(models.Model):
@@ -47,12 +58,12 @@ class MediaImage(models.Model):
 
     @property
     def url(self) -> str:
-        return default_storage.url(self.file.name)
+        return media_url(self.file.name)
 
     def rendition_url(self, size: str, fmt: str = "base") -> str | None:
         files = (self.renditions.get(size) or {}).get("files") or {}
         name = files.get(fmt)
-        return default_storage.url(name) if name else None
+        return media_url(name) if name else None
 
     def size_urls(self) -> dict:
         """The original and each size in its base format (the original when a size is missing)."""

@@ -218,15 +218,35 @@ def _save_relations(product: Product, resolved: dict) -> None:
         )
 
 
-def _save(product: Product) -> None:
-    try:
-        with transaction.atomic():
-            product.save()
-    except IntegrityError:
-        # A concurrent write took the SKU, EAN or slug between the check and the save.
-        raise invalid_params(
-            {"sku": ["SKU, EAN or slug already used by another product."]}, code="duplicate_sku"
-        ) from None
+def _save(product: Product, *, slug_generated: bool = False) -> None:
+    """Save; a concurrent write that took the SKU, EAN or slug since the checks is reported
+    like the checks report it (a generated slug is simply made again)."""
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                product.save()
+            return
+        except IntegrityError:
+            others = Product.objects.exclude(pk=product.pk) if product.pk else Product.objects
+            if product.sku and others.filter(sku=product.sku).exists():
+                raise invalid_params(
+                    {"sku": [f"SKU {product.sku!r} is already used by another product."]},
+                    code="duplicate_sku",
+                ) from None
+            if product.ean and others.filter(ean=product.ean).exists():
+                raise invalid_params(
+                    {"ean": [f"Barcode {product.ean} is already used by another product."]},
+                    code="duplicate_barcode",
+                ) from None
+            if not (slug_generated and others.filter(slug=product.slug).exists()):
+                if others.filter(slug=product.slug).exists():
+                    raise invalid_params(
+                        {"slug": [f"Slug {product.slug!r} is already used."]},
+                        code="duplicate_slug",
+                    ) from None
+                raise
+            product.slug = unique_value(base_slug(product.title, "product"), _slug_taken(None))
+    raise invalid_params({"slug": ["Could not find a free slug; send one."]}, code="duplicate_slug")
 
 
 def _derive_simple(product: Product) -> None:
@@ -291,10 +311,11 @@ def product_create(*, fields: dict, user=None) -> Product:
     )
     problems.raise_if_any()
     _apply(product, fields, resolved)
-    if not fields.get("slug"):
+    generated = not fields.get("slug")
+    if generated:
         product.slug = unique_value(base_slug(product.title, "product"), _slug_taken(None))
     _derive(product)
-    _save(product)
+    _save(product, slug_generated=generated)
     _save_relations(product, resolved)
     return product
 
@@ -359,7 +380,7 @@ def product_duplicate(*, product_id: int) -> Product:
     copy.review_count = 0
     copy.total_sales = 0
     copy.created_at = timezone.now()
-    _save(copy)
+    _save(copy, slug_generated=True)
     copy.categories.set(categories)
     copy.attribute_terms.set(terms)
     ProductImage.objects.bulk_create(

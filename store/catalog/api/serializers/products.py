@@ -51,6 +51,7 @@ def product_summary(product: Product) -> dict:
         "max_price": money_str(product.max_price),
         "stock_status": product.stock_status,
         "stock_quantity": product.stock_quantity,
+        "low_stock_threshold": product.low_stock_threshold,
         "featured_image": featured(image),
         "image": image.url if image is not None else None,
         "categories": [{"id": c.pk, "name": c.name, "slug": c.slug} for c in categories],
@@ -140,7 +141,6 @@ def product_detail(product: Product) -> dict:
             "description": product.description,
             "track_inventory": product.track_inventory,
             "allow_backorders": product.allow_backorders,
-            "low_stock_threshold": product.low_stock_threshold,
             "weight": decimal_str(product.weight),
             "length": decimal_str(product.length),
             "width": decimal_str(product.width),
@@ -182,6 +182,10 @@ class ProductSummarySerializer(serializers.Serializer):
     max_price = serializers.CharField(allow_null=True)
     stock_status = serializers.ChoiceField(choices=StockStatus.choices)
     stock_quantity = serializers.IntegerField()
+    low_stock_threshold = serializers.IntegerField(
+        allow_null=True,
+        help_text="This product's own threshold; null: inventory_settings.low_stock_threshold.",
+    )
     featured_image = ImageObjectSerializer(allow_null=True)
     image = serializers.CharField(allow_null=True, help_text="URL of the featured image.")
     categories = NamedRefSerializer(many=True)
@@ -254,7 +258,6 @@ class ProductDetailSerializer(ProductSummarySerializer):
     description = serializers.CharField()
     track_inventory = serializers.BooleanField()
     allow_backorders = serializers.BooleanField()
-    low_stock_threshold = serializers.IntegerField(allow_null=True)
     weight = serializers.CharField(allow_null=True)
     length = serializers.CharField(allow_null=True)
     width = serializers.CharField(allow_null=True)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from store.catalog import cache as catalog_cache
@@ -90,6 +92,11 @@ def _cacheable(args: dict) -> bool:
     return not args.get("search") and args.get("status") == ProductStatus.ACTIVE
 
 
+def _json(content: bytes) -> HttpResponse:
+    """A cached answer: the rendered JSON as it was stored (no re-rendering)."""
+    return HttpResponse(content, content_type="application/json")
+
+
 def _inventory_settings() -> dict:
     inventory = store_settings.get_section("inventory")
     return {
@@ -117,9 +124,9 @@ class ProductListView(StoreAPIView):
         cacheable = _cacheable(args)
         key = catalog_cache.lists.key({"view": "products", **args}) if cacheable else None
         if key is not None:
-            body = catalog_cache.lists.get(key)
-            if body is not None:
-                return Response(body)
+            cached = catalog_cache.lists.get(key)
+            if cached is not None:
+                return _json(cached)
         args["attributes"] = selectors.resolve_attribute_filters(args.get("attributes") or {})
         page = selectors.product_page(args)
         data = [
@@ -128,9 +135,11 @@ class ProductListView(StoreAPIView):
         ]
         data = hooks.apply_filters(hooks.API_PRODUCTS_RESPONSE, data, args, page.total)
         body = {"data": data, "meta": page.meta(), "inventory_settings": _inventory_settings()}
-        if key is not None:
-            catalog_cache.lists.set(key, body)
-        return Response(body)
+        if key is None:
+            return Response(body)
+        content = JSONRenderer().render(body)
+        catalog_cache.lists.set(key, content)
+        return _json(content)
 
     @store_schema(
         summary="Create a product",
@@ -166,14 +175,16 @@ class ProductFacetsView(StoreAPIView):
         args = _list_args(request)
         key = catalog_cache.lists.key({"view": "facets", **args}) if _cacheable(args) else None
         if key is not None:
-            body = catalog_cache.lists.get(key)
-            if body is not None:
-                return Response(body)
+            cached = catalog_cache.lists.get(key)
+            if cached is not None:
+                return _json(cached)
         args["attributes"] = selectors.resolve_attribute_filters(args.get("attributes") or {})
         body = facet_selectors.facet_counts(args)
-        if key is not None:
-            catalog_cache.lists.set(key, body)
-        return Response(body)
+        if key is None:
+            return Response(body)
+        content = JSONRenderer().render(body)
+        catalog_cache.lists.set(key, content)
+        return _json(content)
 
 
 class ProductLookupView(StoreAPIView):
