@@ -18,6 +18,7 @@ from store.catalog.models import (
     VariantAttribute,
 )
 from store.catalog.rules import barcode_problem
+from store.catalog.services import categories as category_services
 from store.catalog.services import products as product_services
 from store.catalog.services import variants as variant_services
 from store.catalog.services.common import barcode_taken, sku_taken
@@ -113,6 +114,24 @@ class VariantForm(forms.ModelForm):
         _check_prices(cleaned)
         _check_identifiers(self, barcode_field="barcode", variant_id=self.instance.pk)
         return cleaned
+
+
+class CategoryForm(forms.ModelForm):
+    class Meta:
+        model = Category
+        fields = ["name", "slug", "parent", "description", "image", "sort_order"]
+
+    def clean_parent(self):
+        parent = self.cleaned_data.get("parent")
+        if parent is not None and self.instance.pk:
+            parents = category_services._parents_map()
+            if parent.pk == self.instance.pk or category_services._creates_cycle(
+                self.instance.pk, parent.pk, parents
+            ):
+                raise forms.ValidationError(
+                    "A category cannot be its own parent or the child of its descendants."
+                )
+        return parent
 
 
 class GalleryInline(admin.TabularInline):
@@ -349,6 +368,7 @@ class VariantAdmin(admin.ModelAdmin):
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
+    form = CategoryForm
     list_display = ["preview", "name", "slug", "parent", "sort_order", "updated_at"]
     list_display_links = ["preview", "name"]
     list_filter = [("parent", admin.EmptyFieldListFilter)]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -30,7 +31,7 @@ class Category(models.Model):
         MediaImage, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     sort_order = models.IntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -49,7 +50,7 @@ class Brand(models.Model):
         MediaImage, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     website = models.URLField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -63,12 +64,21 @@ class Attribute(models.Model):
     """A product attribute (colour, size); its slug names the list filter attr_{slug}."""
 
     name = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=100, unique=True)
+    slug = models.SlugField(
+        max_length=100,
+        unique=True,
+        validators=[
+            RegexValidator(
+                r"^[a-z0-9][a-z0-9_-]*$",
+                "Lower-case letters, digits, '-' and '_' only (it names the filter attr_{slug}).",
+            )
+        ],
+    )
     type = models.CharField(
         max_length=16, choices=AttributeType.choices, default=AttributeType.SELECT
     )
     sort_order = models.IntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -86,7 +96,7 @@ class AttributeTerm(models.Model):
         max_length=64, blank=True, help_text="Swatch value, e.g. #ff0000 for a colour."
     )
     sort_order = models.IntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -156,7 +166,7 @@ class Product(models.Model):
     )
     review_count = models.PositiveIntegerField(default=0, help_text="Derived.")
     total_sales = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -241,7 +251,7 @@ class Variant(models.Model):
     attribute_terms = models.ManyToManyField(
         AttributeTerm, through="VariantAttribute", related_name="variants", blank=True
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -69,6 +69,7 @@ def test_every_store_model_has_changelist_search_and_change_pages(staff, catalog
     obj = model.objects.first()
     change = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
     assert staff.get(change).status_code == 200
+    assert staff.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code == 200
 
 
 def test_image_previews_are_shown(staff, catalog):
@@ -191,3 +192,35 @@ def test_settings_sections_are_validated_in_the_admin(staff):
         == 302
     )
     assert SettingsSection.objects.get().values == {"low_stock_threshold": 9}
+
+
+def test_the_admin_refuses_a_category_cycle(staff):
+    top = CategoryFactory(name="Top", slug="top")
+    child = CategoryFactory(name="Child", slug="child", parent=top)
+    url = reverse("admin:store_catalog_category_change", args=[top.pk])
+    response = staff.post(url, {"name": "Top", "slug": "top", "parent": child.pk, "sort_order": 0})
+    assert response.status_code == 200
+    assert "descendants" in response.content.decode()
+    top.refresh_from_db()
+    assert top.parent_id is None
+    other = CategoryFactory(name="Other", slug="other")
+    response = staff.post(url, {"name": "Top", "slug": "top", "parent": other.pk, "sort_order": 0})
+    assert response.status_code == 302
+    top.refresh_from_db()
+    assert top.parent_id == other.pk
+
+
+def test_the_admin_refuses_an_attribute_slug_the_filter_cannot_name(staff):
+    url = reverse("admin:store_catalog_attribute_add")
+    data = {
+        "name": "Size",
+        "slug": "Big_Size",
+        "type": "select",
+        "sort_order": 0,
+        "terms-TOTAL_FORMS": "0",
+        "terms-INITIAL_FORMS": "0",
+    }
+    assert staff.post(url, data).status_code == 200
+    assert not Attribute.objects.exists()
+    data["slug"] = "big_size"
+    assert staff.post(url, data).status_code == 302

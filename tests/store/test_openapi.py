@@ -24,9 +24,14 @@ def enable(**values):
     settings_services.settings_update(section="developer", values=values)
 
 
-def test_403_without_manage_options(anon, manager_client):
+def test_403_without_manage_options(anon, manager_client, customer_client):
     enable(api_docs_enabled=True)
-    error(anon.get(DOCS), 401)
+    for client in (anon, customer_client, manager_client):  # spec: 403, logged in or not
+        error(client.get(DOCS), 403, "insufficient_capability")
+
+
+def test_403_without_manage_options_also_while_docs_are_off(anon, manager_client):
+    error(anon.get(DOCS), 403, "insufficient_capability")
     error(manager_client.get(DOCS), 403, "insufficient_capability")
 
 
@@ -178,4 +183,4 @@ def test_the_playground_needs_both_settings_and_an_admin_session(admin_user, man
     manager_browser = Client()
     manager_browser.force_login(manager)
     error(manager_browser.get(path), 403, "insufficient_capability")
-    error(Client().get(path), 401)
+    error(Client().get(path), 403, "insufficient_capability")

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 
 from store.common import nonce as nonces
 from store.common.authentication import SessionCookieAuthentication
-from store.common.capabilities import MANAGE_OPTIONS
-from store.common.permissions import ensure_capability
+from store.common.capabilities import MANAGE_OPTIONS, has_capability
+from store.common.permissions import PUBLIC
 from store.common.views import StoreAPIView
 from store.docs.schema import store_schema_document
 from store.settings import selectors as store_settings
@@ -31,11 +31,21 @@ def _require(setting: str, label: str) -> None:
         )
 
 
+def _require_administrator(request) -> None:
+    """Spec: without manage_options the answer is 403, for anonymous callers too."""
+    if not has_capability(request.user, MANAGE_OPTIONS):
+        raise exceptions.PermissionDenied(
+            "The API description is for administrators (manage_options).",
+            code="insufficient_capability",
+        )
+
+
 class OpenApiView(StoreAPIView):
-    access = {"GET": MANAGE_OPTIONS}
+    access = {"GET": PUBLIC}  # checked in the view: 403 for everyone without manage_options
 
     @extend_schema(exclude=True)
     def get(self, request):
+        _require_administrator(request)
         _require("api_docs_enabled", "API description")
         return Response(store_schema_document(), headers={"Cache-Control": "no-store"})
 
@@ -47,11 +57,11 @@ class PlaygroundView(StoreAPIView):
     """
 
     authentication_classes = [SessionCookieAuthentication]
-    access = {"GET": MANAGE_OPTIONS}
+    access = {"GET": PUBLIC}  # checked in the view, like the description itself
 
     @extend_schema(exclude=True)
     def get(self, request):
-        ensure_capability(request, MANAGE_OPTIONS)
+        _require_administrator(request)
         _require("api_docs_enabled", "API description")
         _require("api_playground_enabled", "API playground")
         response = render(
