@@ -10,7 +10,7 @@ handler picks this style by path prefix (settings.API_ERROR_STYLES).
 from __future__ import annotations
 
 from common.api.errors import ApiError, ErrorStyle
-from common.errors import Forbidden, NotFound, ServiceError, Unauthorized, ValidationFailed
+from common.errors import NotFound, ServiceError, ValidationFailed
 
 # DRF's and the foundation's generic codes, spelled the store's way.
 _RENAMED = {
@@ -64,17 +64,6 @@ def not_found(resource: str, identifier=None) -> NotFound:
     else:
         what = f"No {label} {str(identifier)[:100]!r}."
     return NotFound(what, code=f"{resource}_not_found")
-
-
-def login_required(message: str = "You must be logged in to do this.") -> Unauthorized:
-    return Unauthorized(message, code="not_logged_in")
-
-
-def capability_required(capability: str) -> Forbidden:
-    return Forbidden(
-        f"Your account lacks the capability this requires ({capability} or manage_options).",
-        code="insufficient_capability",
-    )
 
 
 def rule_broken(message: str, *, code: str, status: int = 400) -> ServiceError:

@@ -100,11 +100,6 @@ def _load_settings() -> None:
             add_filter(name, import_string(path))
 
 
-def has_filters(name: str) -> bool:
-    _load_settings()
-    return bool(_callbacks[name])
-
-
 def apply_filters(name: str, value, *args):
     """Run the callbacks of hook `name` over `value`; answers the final value."""
     _check(name)

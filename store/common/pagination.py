@@ -41,11 +41,6 @@ def paginate(queryset, *, page: int, per_page: int) -> Page:
     return Page(items=items, page=page, per_page=per_page, total=total)
 
 
-def paginate_list(rows: list, *, page: int, per_page: int) -> Page:
-    start = (page - 1) * per_page
-    return Page(items=rows[start : start + per_page], page=page, per_page=per_page, total=len(rows))
-
-
 class MetaSerializer(serializers.Serializer):
     page = serializers.IntegerField()
     per_page = serializers.IntegerField()

@@ -45,13 +45,6 @@ class StoreErrorSerializer(serializers.Serializer):
     data = StoreErrorDataSerializer()
 
 
-class SuccessSerializer(serializers.Serializer):
-    """The `{success, message, data}` answer of action endpoints."""
-
-    success = serializers.BooleanField()
-    message = serializers.CharField()
-
-
 _ERROR_TEXT = {
     400: "Invalid parameters (`invalid_param`, each named in `data.params`) or a broken rule.",
     401: "Login needed (`not_logged_in`) or bad credentials (`invalid_app_password`).",
