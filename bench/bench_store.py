@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 VAR_DIR = tempfile.mkdtemp(prefix="emporion-bench-store-")
+Path(VAR_DIR, "static").mkdir()
 ENV = {
     **os.environ,
     "DJANGO_SETTINGS_MODULE": "bench.store_settings",
