@@ -52,6 +52,16 @@ INSTALLED_APPS = [
     "webhooks",
 ]
 
+# The Commerce Store API (ec/v1): a package of sub-apps, one per domain (store/).
+INSTALLED_APPS += [
+    "store.access",
+    "store.settings",
+    "store.media",
+    "store.catalog",
+    "store.reviews",
+    "store.docs",
+]
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -313,6 +323,43 @@ WEBHOOKS_ALLOW_PRIVATE_URLS = env_bool("WEBHOOKS_ALLOW_PRIVATE_URLS", False)
 # Test pings and redeliveries send at once; limited per account.
 THROTTLE_DEFAULTS["webhook_send"] = "30/min"
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["webhook_send"] = _rate("webhook_send", "30/min")
+
+# --- Store (ec/v1) -----------------------------------------------------------------------------
+
+# Store errors: {"code", "message", "data": {"status", "params"?}}; invalid parameters are 400.
+API_ERROR_STYLES[f"/{REST_ROOT}/"] = "store.common.errors.StoreErrorStyle"
+# Public product lists (and facet counts) without a search term are cached this long; every
+# catalog write invalidates them at once, so this only bounds memory.
+STORE_CATALOG_CACHE_SECONDS = env_int("STORE_CATALOG_CACHE_SECONDS", 600, minimum=0)
+# Uploaded images: a hard ceiling above the store setting media.max_upload_size_mb.
+STORE_MEDIA_MAX_UPLOAD_MB = env_int("STORE_MEDIA_MAX_UPLOAD_MB", 64, minimum=1)
+STORE_MEDIA_MAX_PIXELS = env_int("STORE_MEDIA_MAX_PIXELS", 50_000_000, minimum=1)
+# Extension points of the spec's Events table: {"ec_search_results": ["pkg.module.fn"], ...}.
+STORE_HOOKS: dict[str, list[str]] = {}
+# The ec/v1 OpenAPI description: its own drf-spectacular settings (the portal's stay portal-only).
+STORE_SPECTACULAR_SETTINGS = {
+    "TITLE": "Emporion Commerce Store API (ec/v1)",
+    "DESCRIPTION": (
+        "The store's REST API. Errors are `{code, message, data: {status}}`; invalid "
+        "parameters answer 400 and are named in `data.params`. Authenticate with the session "
+        f"cookie plus the `{NONCE_HEADER}` header (same origin) or with an application "
+        "password over HTTP Basic (external clients)."
+    ),
+    "VERSION": "1.0.0",
+    "SCHEMA_PATH_PREFIX": rf"/{REST_ROOT}/ec/v1",
+    "SCHEMA_PATH_PREFIX_TRIM": True,
+    "SERVERS": [{"url": f"/{REST_ROOT}/ec/v1"}],
+    "PREPROCESSING_HOOKS": ["store.common.schema.only_store_paths"],
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ProductStatusEnum": "store.catalog.choices.ProductStatus",
+        "ProductTypeEnum": "store.catalog.choices.ProductType",
+        "StockStatusEnum": "store.catalog.choices.StockStatus",
+        "ProductConditionEnum": "store.catalog.choices.ProductCondition",
+        "AttributeTypeEnum": "store.catalog.choices.AttributeType",
+        "ReviewStatusEnum": "store.reviews.models.ReviewStatus",
+    },
+}
 
 # --- E-mail -----------------------------------------------------------------------------------
 

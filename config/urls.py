@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -26,11 +27,15 @@ urlpatterns = [
     # The sandbox payment provider's checkout page (licence renewals).
     path("pay/sandbox/<str:token>", SandboxCheckoutView.as_view(), name="sandbox-checkout"),
     path("api/v1/", include(api_v1)),
+    path(f"{settings.REST_ROOT}/ec/v1/", include("store.urls")),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.
     re_path(r"^api/", api_not_found),
     re_path(rf"^{settings.REST_ROOT}/", api_not_found),
 ]
+
+if settings.DEBUG:  # uploaded media, served by the web server in production
+    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
 handler400 = "common.views.handler400"
 handler403 = "common.views.handler403"

@@ -11,6 +11,7 @@ SEEDERS = [
     ("Demo logins (e-mail, password, role)", "accounts.demo.seed"),
     ("Demo products", "licensing.demo.seed"),
     ("Demo licences, packs, subscription and clients", "licensing.demo.seed_licensing"),
+    ("Store (ec/v1)", "store.demo.seed"),
 ]
 
 

@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+
+
+class StoreCatalogConfig(AppConfig):
+    name = "store.catalog"
+    label = "store_catalog"
+    verbose_name = "Store: catalog"
+
+    def ready(self) -> None:
+        from store.catalog import cache
+
+        cache.connect_invalidation()

@@ -1,0 +1,377 @@
+"""Product reads: the list with every filter of the spec, single reads, barcode lookup.
+
+The list is described by a plain dict of arguments (`list_args`), which the
+`{prefix}_product_query_args` hook may change and which keys the cache of public lists.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db.models import (
+    Case,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
+
+from store.catalog.choices import ProductStatus, ProductType, StockStatus
+from store.catalog.models import (
+    Attribute,
+    Category,
+    Product,
+    ProductImage,
+    Variant,
+    VariantAttribute,
+)
+from store.common.errors import invalid_params, not_found
+from store.common.pagination import Page, paginate
+
+ProductCategory = Product.categories.through
+ProductTerm = Product.attribute_terms.through
+
+ORDERBY = {
+    "id": "id",
+    "title": "title",
+    "slug": "slug",
+    "price": "price",
+    "date": "created_at",
+    "modified": "updated_at",
+    "rating": "average_rating",
+    "popularity": "total_sales",
+    "sku": "sku",
+    "stock_quantity": "stock_quantity",
+    "relevance": "relevance",
+}
+MAX_SEARCH_TERMS = 8
+
+# Search weights: any title match outranks any SKU match, which outranks any description match.
+TITLE_EXACT, TITLE_PREFIX, TITLE_CONTAINS = 100, 40, 20
+SKU_EXACT, SKU_CONTAINS = 12, 8
+SHORT_DESCRIPTION, DESCRIPTION = 2, 1
+
+
+def list_args(
+    query: dict, *, attributes: dict[str, list[str]], out_of_stock_visible: bool, per_page: int
+) -> dict:
+    """The list's arguments as plain JSON values (the hook's `args` and the cache key)."""
+    search = (query.get("q") or query.get("search") or "").strip() or None
+    brand_ids = list(query.get("brand_ids") or [])
+    if query.get("brand_id"):
+        brand_ids = list(dict.fromkeys([query["brand_id"], *brand_ids]))
+    stock_status = query.get("stock_status")
+
+    def decimal(name):
+        value = query.get(name)
+        return None if value is None else format(value, "f")
+
+    return {
+        "status": query.get("status") or ProductStatus.ACTIVE.value,
+        "type": query.get("type"),
+        "search": search,
+        "category": query.get("category"),
+        "category_id": query.get("category_id"),
+        "brand_ids": brand_ids,
+        "min_price": decimal("min_price"),
+        "max_price": decimal("max_price"),
+        "on_sale": bool(query.get("on_sale")),
+        "min_rating": decimal("min_rating"),
+        "stock_status": stock_status,
+        "attributes": attributes,
+        "filter_logic": query.get("filter_logic") or "and",
+        # Spec: without stock_status and search term, and with the out-of-stock visibility
+        # setting off, out-of-stock products are left out.
+        "hide_out_of_stock": not stock_status and not search and not out_of_stock_visible,
+        "orderby": query.get("orderby") or ("relevance" if search else "id"),
+        "order": query.get("order") or "DESC",
+        "page": query.get("page") or 1,
+        "per_page": per_page,
+    }
+
+
+def descendant_ids(root_ids) -> set[int]:
+    """The categories and all their descendants (one query over the category tree)."""
+    children: dict[int | None, list[int]] = {}
+    for pk, parent_id in Category.objects.values_list("pk", "parent_id"):
+        children.setdefault(parent_id, []).append(pk)
+    out: set[int] = set()
+    stack = list(root_ids)
+    while stack:
+        current = stack.pop()
+        if current in out:
+            continue
+        out.add(current)
+        stack.extend(children.get(current, []))
+    return out
+
+
+def _terms(search: str) -> list[str]:
+    return [term[:100] for term in search.split()][:MAX_SEARCH_TERMS]
+
+
+def search_filter(queryset: QuerySet, search: str) -> QuerySet:
+    """Keep products matching every term; annotate `relevance` (title > SKU > description)."""
+    relevance = Value(0, output_field=IntegerField())
+    for term in _terms(search):
+        variant_sku = Exists(Variant.objects.filter(product=OuterRef("pk"), sku__icontains=term))
+        queryset = queryset.filter(
+            Q(title__icontains=term)
+            | Q(sku__icontains=term)
+            | variant_sku
+            | Q(short_description__icontains=term)
+            | Q(description__icontains=term)
+        )
+        relevance = (
+            relevance
+            + Case(
+                When(title__iexact=term, then=Value(TITLE_EXACT)),
+                When(title__istartswith=term, then=Value(TITLE_PREFIX)),
+                When(title__icontains=term, then=Value(TITLE_CONTAINS)),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+            + Case(
+                When(sku__iexact=term, then=Value(SKU_EXACT)),
+                When(sku__icontains=term, then=Value(SKU_CONTAINS)),
+                When(variant_sku, then=Value(SKU_CONTAINS)),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+            + Case(
+                When(short_description__icontains=term, then=Value(SHORT_DESCRIPTION)),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+            + Case(
+                When(description__icontains=term, then=Value(DESCRIPTION)),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+        )
+    return queryset.annotate(relevance=relevance)
+
+
+def resolve_attribute_filters(attributes: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Refuse unknown attribute slugs (400 naming attr_{slug}); one query."""
+    if not attributes:
+        return {}
+    known = set(Attribute.objects.filter(slug__in=list(attributes)).values_list("slug", flat=True))
+    unknown = [slug for slug in attributes if slug not in known]
+    if unknown:
+        raise invalid_params({f"attr_{slug}": ["No attribute with this slug."] for slug in unknown})
+    return attributes
+
+
+def _attribute_condition(slug: str, term_slugs: list[str]) -> Exists:
+    return Exists(
+        ProductTerm.objects.filter(
+            product_id=OuterRef("pk"),
+            attributeterm__attribute__slug=slug,
+            attributeterm__slug__in=term_slugs,
+        )
+    )
+
+
+def _price_condition(low: str | None, high: str | None) -> Q:
+    """The product's price is within the bounds; for a variable product, some enabled
+    variant's price is."""
+    bounds = {}
+    if low is not None:
+        bounds["price__gte"] = Decimal(low)
+    if high is not None:
+        bounds["price__lte"] = Decimal(high)
+    variants = Variant.objects.filter(product=OuterRef("pk"), enabled=True)
+    return ((Q(type=ProductType.SIMPLE) | ~Exists(variants)) & Q(**bounds)) | Exists(
+        variants.filter(**bounds)
+    )
+
+
+def product_queryset(args: dict, *, exclude: frozenset[str] = frozenset()) -> QuerySet:
+    """Products matching `args`, unordered. `exclude` leaves filters out (facet counts)."""
+    queryset = Product.objects.all()
+    if args.get("status") and args["status"] != "any":
+        queryset = queryset.filter(status=args["status"])
+    if args.get("type"):
+        queryset = queryset.filter(type=args["type"])
+    if args.get("search") and "search" not in exclude:
+        queryset = search_filter(queryset, args["search"])
+    if "category" not in exclude:
+        if args.get("category"):
+            roots = list(
+                Category.objects.filter(slug=args["category"]).values_list("pk", flat=True)
+            )
+            queryset = queryset.filter(
+                Exists(
+                    ProductCategory.objects.filter(
+                        product_id=OuterRef("pk"), category_id__in=descendant_ids(roots)
+                    )
+                )
+            )
+        if args.get("category_id"):
+            queryset = queryset.filter(
+                Exists(
+                    ProductCategory.objects.filter(
+                        product_id=OuterRef("pk"),
+                        category_id__in=descendant_ids([args["category_id"]]),
+                    )
+                )
+            )
+    if args.get("brand_ids") and "brand" not in exclude:
+        queryset = queryset.filter(brand_id__in=args["brand_ids"])
+    if "price" not in exclude and (
+        args.get("min_price") is not None or args.get("max_price") is not None
+    ):
+        queryset = queryset.filter(_price_condition(args.get("min_price"), args.get("max_price")))
+    if args.get("on_sale"):
+        queryset = queryset.filter(on_sale=True)
+    if args.get("min_rating") is not None:
+        queryset = queryset.filter(average_rating__gte=Decimal(args["min_rating"]))
+    if "stock_status" not in exclude:
+        if args.get("stock_status"):
+            queryset = queryset.filter(stock_status=args["stock_status"])
+        elif args.get("hide_out_of_stock"):
+            queryset = queryset.exclude(stock_status=StockStatus.OUT_OF_STOCK)
+    conditions = [
+        _attribute_condition(slug, terms)
+        for slug, terms in (args.get("attributes") or {}).items()
+        if f"attr_{slug}" not in exclude and terms
+    ]
+    if conditions:
+        combined = conditions[0]
+        for condition in conditions[1:]:
+            combined = (
+                (combined | condition)
+                if args.get("filter_logic") == "or"
+                else (combined & condition)
+            )
+        queryset = queryset.filter(combined)
+    return queryset
+
+
+def ordered(queryset: QuerySet, args: dict) -> QuerySet:
+    field = ORDERBY.get(args.get("orderby") or "id", "id")
+    if field == "relevance" and not args.get("search"):
+        field = "id"
+    descending = (args.get("order") or "DESC").upper() == "DESC"
+    if field == "id":
+        return queryset.order_by("-id" if descending else "id")
+    expression = F(field).desc(nulls_last=True) if descending else F(field).asc(nulls_last=True)
+    return queryset.order_by(expression, "-id" if descending else "id")
+
+
+def with_list_relations(queryset: QuerySet) -> QuerySet:
+    """What a list entry shows, for a whole page in a fixed number of queries."""
+    return queryset.select_related("featured_image", "brand").prefetch_related(
+        Prefetch("categories", queryset=Category.objects.only("id", "name", "slug"))
+    )
+
+
+def with_detail_relations(queryset: QuerySet, *, all_variants: bool = False) -> QuerySet:
+    variants = Variant.objects.select_related("image").prefetch_related(
+        Prefetch(
+            "variant_attributes",
+            queryset=VariantAttribute.objects.select_related("attribute", "term"),
+        )
+    )
+    if not all_variants:
+        variants = variants.filter(enabled=True)
+    return with_list_relations(queryset).prefetch_related(
+        Prefetch("gallery_items", queryset=ProductImage.objects.select_related("image")),
+        Prefetch("attribute_terms__attribute"),
+        Prefetch("variants", queryset=variants),
+    )
+
+
+def product_page(args: dict) -> Page:
+    queryset = with_list_relations(ordered(product_queryset(args), args))
+    return paginate(queryset, page=args["page"], per_page=args["per_page"])
+
+
+def _visible(queryset: QuerySet, include_unpublished: bool) -> QuerySet:
+    return queryset if include_unpublished else queryset.filter(status=ProductStatus.ACTIVE)
+
+
+def product_get(product_id: int, *, include_unpublished: bool = False, all_variants: bool = False):
+    """A product with everything the single read shows; drafts and archived ones only for
+    managers. 404 product_not_found otherwise."""
+    queryset = _visible(Product.objects.filter(pk=product_id), include_unpublished)
+    product = with_detail_relations(queryset, all_variants=all_variants).first()
+    if product is None:
+        raise not_found("product", product_id)
+    return product
+
+
+def product_get_by_slug(slug: str, *, include_unpublished: bool = False) -> Product:
+    queryset = _visible(Product.objects.filter(slug=slug), include_unpublished)
+    product = with_detail_relations(queryset).first()
+    if product is None:
+        raise not_found("product", slug)
+    return product
+
+
+def product_exists(product_id: int, *, include_unpublished: bool = False) -> Product:
+    product = _visible(Product.objects.filter(pk=product_id), include_unpublished).first()
+    if product is None:
+        raise not_found("product", product_id)
+    return product
+
+
+def product_by_barcode(barcode: str) -> tuple[Product, Variant | None] | None:
+    """The product whose EAN, or the variant whose barcode, is `barcode`."""
+    product = with_detail_relations(Product.objects.filter(ean=barcode), all_variants=True).first()
+    if product is not None:
+        return product, None
+    variant = (
+        Variant.objects.select_related("image")
+        .prefetch_related(
+            Prefetch(
+                "variant_attributes",
+                queryset=VariantAttribute.objects.select_related("attribute", "term"),
+            )
+        )
+        .filter(barcode=barcode)
+        .first()
+    )
+    if variant is None:
+        return None
+    product = with_detail_relations(
+        Product.objects.filter(pk=variant.product_id), all_variants=True
+    ).first()
+    return product, variant
+
+
+def variants_of(product: Product, *, include_disabled: bool) -> QuerySet:
+    queryset = (
+        Variant.objects.filter(product=product)
+        .select_related("image")
+        .prefetch_related(
+            Prefetch(
+                "variant_attributes",
+                queryset=VariantAttribute.objects.select_related("attribute", "term"),
+            )
+        )
+        .order_by("sort_order", "id")
+    )
+    return queryset if include_disabled else queryset.filter(enabled=True)
+
+
+def variant_get(variant_id: int, *, include_unpublished: bool = False) -> Variant:
+    """A variant; for the public only an enabled variant of an active product."""
+    queryset = Variant.objects.select_related("image", "product").prefetch_related(
+        Prefetch(
+            "variant_attributes",
+            queryset=VariantAttribute.objects.select_related("attribute", "term"),
+        )
+    )
+    if not include_unpublished:
+        queryset = queryset.filter(enabled=True, product__status=ProductStatus.ACTIVE)
+    variant = queryset.filter(pk=variant_id).first()
+    if variant is None:
+        raise not_found("variant", variant_id)
+    return variant

@@ -1,0 +1,73 @@
+"""Helpers shared by the catalog's write services."""
+
+from __future__ import annotations
+
+from store.catalog.models import Product, Variant
+from store.catalog.rules import barcode_problem
+from store.common.errors import invalid_params
+
+
+class Problems:
+    """Collects parameter problems so one refusal names every bad parameter."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, list[str]] = {}
+        self.code = "invalid_param"
+
+    def add(self, name: str, message: str, *, code: str | None = None) -> None:
+        self.errors.setdefault(name, []).append(message)
+        if code and self.code == "invalid_param":
+            self.code = code
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise invalid_params(self.errors, code=self.code)
+
+
+def sku_taken(sku: str, *, product_id: int | None = None, variant_id: int | None = None) -> bool:
+    """SKUs are unique across products and variants."""
+    products = Product.objects.filter(sku=sku)
+    if product_id:
+        products = products.exclude(pk=product_id)
+    variants = Variant.objects.filter(sku=sku)
+    if variant_id:
+        variants = variants.exclude(pk=variant_id)
+    return products.exists() or variants.exists()
+
+
+def barcode_taken(code: str, *, product_id: int | None = None, variant_id: int | None = None):
+    """Barcodes (product EAN, variant barcode) are unique across products and variants."""
+    products = Product.objects.filter(ean=code)
+    if product_id:
+        products = products.exclude(pk=product_id)
+    variants = Variant.objects.filter(barcode=code)
+    if variant_id:
+        variants = variants.exclude(pk=variant_id)
+    return products.exists() or variants.exists()
+
+
+def check_identifiers(
+    problems: Problems,
+    *,
+    sku: str | None,
+    barcode: str | None,
+    barcode_param: str,
+    product_id: int | None = None,
+    variant_id: int | None = None,
+) -> None:
+    if sku and sku_taken(sku, product_id=product_id, variant_id=variant_id):
+        problems.add(
+            "sku",
+            f"SKU {sku!r} is already used by another product or variant.",
+            code="duplicate_sku",
+        )
+    if barcode:
+        problem = barcode_problem(barcode)
+        if problem:
+            problems.add(barcode_param, problem, code="invalid_barcode")
+        elif barcode_taken(barcode, product_id=product_id, variant_id=variant_id):
+            problems.add(
+                barcode_param,
+                f"Barcode {barcode} is already used by another product or variant.",
+                code="duplicate_barcode",
+            )

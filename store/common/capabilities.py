@@ -1,0 +1,94 @@
+"""The store's capabilities: Django permissions of the `store_access` app, held through roles.
+
+`manage_options` is the administrator's capability and a superset of every other one (spec:
+"every admin route also accepts manage_options"); `{prefix}_manage_<group>` covers one group of
+admin routes. A role is a Django group holding some of these permissions; superusers hold all.
+The list is the single source: `store.access.models.Capability` declares exactly these
+permissions, and GET /managers/capabilities (a later issue) will answer it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+APP_LABEL = "store_access"
+PREFIX = settings.STORE_PREFIX
+
+MANAGE_OPTIONS = "manage_options"
+
+
+def manage(group: str) -> str:
+    """The capability that manages one group of routes: manage("products") is ec_manage_products."""
+    return f"{PREFIX}_manage_{group}"
+
+
+MANAGE_PRODUCTS = manage("products")
+MANAGE_ORDERS = manage("orders")
+MANAGE_CUSTOMERS = manage("customers")
+MANAGE_SETTINGS = manage("settings")
+MANAGE_MANAGERS = manage("managers")
+MANAGE_REVIEWS = manage("reviews")
+
+
+@dataclass(frozen=True)
+class Capability:
+    codename: str
+    description: str
+
+
+CAPABILITIES: tuple[Capability, ...] = (
+    Capability(MANAGE_OPTIONS, "Administrator: every store route, settings, the API description"),
+    Capability(MANAGE_PRODUCTS, "Products, variants, categories, attributes, brands and media"),
+    Capability(MANAGE_REVIEWS, "Moderate product reviews"),
+    Capability(MANAGE_ORDERS, "Read and edit orders, payments and shipments"),
+    Capability(MANAGE_CUSTOMERS, "Customers and their addresses"),
+    Capability(MANAGE_SETTINGS, "Store settings"),
+    Capability(MANAGE_MANAGERS, "Managers and roles"),
+    Capability(manage("coupons"), "Coupons"),
+    Capability(manage("inventory"), "Warehouses and stock"),
+    Capability(manage("shipping"), "Shipping zones, methods and couriers"),
+    Capability(manage("tax"), "Tax classes and rates"),
+    Capability(manage("payments"), "Payment gateways and refunds"),
+    Capability(manage("emails"), "E-mail templates and settings"),
+    Capability(manage("marketplace"), "Marketplace sync and feeds"),
+    Capability(manage("reports"), "Dashboard and reports"),
+    Capability(manage("invoicing"), "ERP: invoicing"),
+    Capability(manage("purchasing"), "ERP: suppliers and purchasing"),
+    Capability(manage("accounting"), "ERP: accounting"),
+    Capability(manage("crm"), "ERP: CRM"),
+    Capability(manage("hr"), "ERP: HR"),
+)
+CODENAMES = frozenset(c.codename for c in CAPABILITIES)
+
+# The seeded "Shop manager" role: runs the shop day to day, but not its settings, its
+# managers or anything administrator-only.
+SHOP_MANAGER_ROLE = "Shop manager"
+SHOP_MANAGER_CAPABILITIES = (
+    MANAGE_PRODUCTS,
+    MANAGE_REVIEWS,
+    MANAGE_ORDERS,
+    MANAGE_CUSTOMERS,
+    manage("coupons"),
+    manage("inventory"),
+    manage("shipping"),
+    manage("reports"),
+)
+# Shop managers also get the Django admin's model permissions of these apps.
+SHOP_MANAGER_ADMIN_APPS = ("store_catalog", "store_media", "store_reviews")
+# The seeded "Store administrator" role: manage_options, for administrators who are not
+# Django superusers.
+ADMINISTRATOR_ROLE = "Store administrator"
+ADMINISTRATOR_CAPABILITIES = (MANAGE_OPTIONS,)
+
+
+def has_capability(user, capability: str) -> bool:
+    """The one check every store view uses: `capability` or manage_options, active users only."""
+    if capability not in CODENAMES:
+        raise ValueError(f"Unknown store capability {capability!r}")
+    if user is None or not user.is_authenticated or not user.is_active:
+        return False
+    return user.has_perm(f"{APP_LABEL}.{capability}") or user.has_perm(
+        f"{APP_LABEL}.{MANAGE_OPTIONS}"
+    )

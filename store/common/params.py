@@ -1,0 +1,138 @@
+"""Query parameters and bodies of store requests: validated, 400 naming each bad one.
+
+Query parameters are declared as DRF serializers (so the OpenAPI description lists them) and
+read with `validate_query`; bodies with `validate_body`. Invalid values answer 400
+`invalid_param` in the store's error style, with `data.params` naming each parameter.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from store.common.errors import invalid_params
+
+
+def _errors(serializer) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+
+    def walk(detail, prefix: str = "") -> None:
+        if isinstance(detail, dict):
+            for key, value in detail.items():
+                walk(value, f"{prefix}.{key}" if prefix else str(key))
+        elif isinstance(detail, list) and detail and isinstance(detail[0], (dict, list)):
+            for index, value in enumerate(detail):
+                if value:
+                    walk(value, f"{prefix}.{index}" if prefix else str(index))
+        elif isinstance(detail, list):
+            out.setdefault(prefix or "body", []).extend(str(item) for item in detail)
+        else:
+            out.setdefault(prefix or "body", []).append(str(detail))
+
+    walk(serializer.errors)
+    return out
+
+
+def validate_query(serializer_class, query_params, **context) -> dict:
+    """The validated query parameters (only the declared ones; others are ignored)."""
+    data = {}
+    for name, field in serializer_class().fields.items():
+        if name in query_params:
+            if isinstance(field, serializers.ListField):
+                data[name] = query_params.getlist(name)
+            else:
+                data[name] = query_params.get(name)
+    serializer = serializer_class(data=data, context=context)
+    if not serializer.is_valid():
+        raise invalid_params(_errors(serializer))
+    return serializer.validated_data
+
+
+def validate_body(serializer_class, data, *, partial: bool = False, **context) -> dict:
+    if not isinstance(data, dict):
+        raise invalid_params({"body": ["Send a JSON object."]})
+    serializer = serializer_class(data=data, partial=partial, context=context)
+    if not serializer.is_valid():
+        raise invalid_params(_errors(serializer))
+    return serializer.validated_data
+
+
+# --- Fields ---------------------------------------------------------------------------------
+
+
+class PageField(serializers.IntegerField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 1_000_000)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", 1)
+        kwargs.setdefault("help_text", "Page number, from 1.")
+        super().__init__(**kwargs)
+
+
+class PerPageField(serializers.IntegerField):
+    """At least 1; values above `cap` are lowered to it (the answer's meta shows the value used)."""
+
+    def __init__(self, *, cap: int, **kwargs):
+        self.cap = cap
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", f"Items per page, at most {cap} (larger values are capped).")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        return min(value, self.cap)
+
+
+class CommaSeparatedIntegersField(serializers.CharField):
+    """`"1,2,3"` -> [1, 2, 3]; every item must be a positive integer."""
+
+    def to_internal_value(self, data):
+        text = super().to_internal_value(data)
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        try:
+            values = [int(item) for item in items]
+        except ValueError:
+            raise serializers.ValidationError(
+                "Expected comma-separated integers, e.g. 1,2,3."
+            ) from None
+        if any(value < 1 for value in values):
+            raise serializers.ValidationError("Ids are positive integers.")
+        return list(dict.fromkeys(values))
+
+    def to_representation(self, value):
+        return ",".join(str(item) for item in value)
+
+
+class CaseInsensitiveChoiceField(serializers.ChoiceField):
+    """A choice matched without regard to case, answered in its declared spelling."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            for choice in self.choices:
+                if isinstance(choice, str) and choice.lower() == data.strip().lower():
+                    return choice
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false only (JSON booleans): settings refuse "yes", 1 and the like."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            return data
+        self.fail("invalid", input=data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)

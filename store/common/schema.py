@@ -1,0 +1,166 @@
+"""The ec/v1 OpenAPI description: schema class of every store view and its helpers.
+
+Every store operation gets, without repeating it per view: the store error body for the
+statuses it can answer (401 and 403 everywhere, since bad credentials or a wrong nonce are
+refused on any route; 400 where it takes parameters or a body; 404 where the path names a
+resource; 413/415 where it takes a body), the security schemes it accepts, an operation id and
+a tag. Views add their summary, request, answers and parameters with `store_schema`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from store.common.permissions import PUBLIC, required_access
+
+
+def only_store_paths(endpoints):
+    """The ec/v1 description covers ec/v1 only (spec: Versioning), not its own docs routes."""
+    prefix = f"/{settings.REST_ROOT}/ec/v1/"
+    return [
+        endpoint
+        for endpoint in endpoints
+        if endpoint[0].startswith(prefix) and not endpoint[0].startswith(prefix + "docs/")
+    ]
+
+
+class StoreErrorDataSerializer(serializers.Serializer):
+    status = serializers.IntegerField(help_text="The HTTP status, repeated.")
+    params = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Invalid parameters only: each bad parameter and what is wrong with it.",
+    )
+
+
+class StoreErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable snake_case code, e.g. product_not_found.")
+    message = serializers.CharField(help_text="What went wrong, for people.")
+    data = StoreErrorDataSerializer()
+
+
+_ERROR_TEXT = {
+    400: "Invalid parameters (`invalid_param`, each named in `data.params`) or a broken rule.",
+    401: "Login needed (`not_logged_in`) or bad credentials (`invalid_app_password`).",
+    403: "A capability is missing (`insufficient_capability`) or the nonce is wrong "
+    "(`invalid_nonce`).",
+    404: "No such resource (`<resource>_not_found`).",
+    409: "Conflicts with the current state.",
+    413: "Body or file too large.",
+    415: "Unsupported Content-Type (send application/json or multipart/form-data).",
+}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class StoreAutoSchema(AutoSchema):
+    def get_operation_id(self) -> str:
+        name = type(self.view).__name__
+        name = name.removesuffix("View")
+        return f"{_snake(name)}_{self.method.lower()}"
+
+    def get_tags(self) -> list[str]:
+        tag = getattr(self.view, "openapi_tag", None)
+        return [tag] if tag else super().get_tags()
+
+    def get_auth(self):
+        auths = super().get_auth()
+        if required_access(self.view, self.method) == PUBLIC:
+            auths.append({})
+        return auths
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        statuses = {401, 403}
+        if "{" in self.path:
+            statuses.add(404)
+        has_body = self.method in ("POST", "PUT", "PATCH") and self.get_request_serializer()
+        if has_body:
+            statuses |= {400, 413, 415}
+        if any(p.get("in") == "query" for p in self._get_parameters()):
+            statuses.add(400)
+        for status in sorted(statuses):
+            if str(status) not in responses:
+                responses[str(status)] = self._get_response_for_code(
+                    OpenApiResponse(StoreErrorSerializer, description=_ERROR_TEXT[status]),
+                    str(status),
+                )
+        return dict(sorted(responses.items()))
+
+
+_UNSET = object()
+
+
+def store_schema(
+    *,
+    summary: str,
+    responses: dict,
+    request=_UNSET,
+    parameters: list | None = None,
+    description: str | None = None,
+    errors: dict[int, str] | None = None,
+):
+    """extend_schema for a store operation; the common errors are added by StoreAutoSchema.
+
+    `errors` documents statuses beyond those ({409: "..."}), with the store error body.
+    `request=None` declares an operation without a body (e.g. an action POST).
+    """
+    all_responses = dict(responses)
+    for status, text in (errors or {}).items():
+        all_responses[status] = OpenApiResponse(StoreErrorSerializer, description=text)
+    kwargs = {"summary": summary, "responses": all_responses}
+    if request is not _UNSET:
+        kwargs["request"] = request
+    if parameters:
+        kwargs["parameters"] = parameters
+    if description:
+        kwargs["description"] = description
+    return extend_schema(**kwargs)
+
+
+class SessionNonceScheme(OpenApiAuthenticationExtension):
+    target_class = "store.common.authentication.StoreSessionAuthentication"
+    name = ["sessionCookie", "restNonce"]
+
+    def get_security_requirement(self, auto_schema):
+        return {"sessionCookie": [], "restNonce": []}
+
+    def get_security_definition(self, auto_schema):
+        return [
+            {
+                "type": "apiKey",
+                "in": "cookie",
+                "name": settings.SESSION_COOKIE_NAME,
+                "description": "The logged-in session cookie; valid only with the nonce header.",
+            },
+            {
+                "type": "apiKey",
+                "in": "header",
+                "name": settings.NONCE_HEADER,
+                "description": "The REST nonce of the session (GET /auth/nonce).",
+            },
+        ]
+
+
+class SessionCookieScheme(OpenApiAuthenticationExtension):
+    target_class = "store.common.authentication.SessionCookieAuthentication"
+    name = "sessionCookieAlone"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": settings.SESSION_COOKIE_NAME,
+            "description": "The session cookie without a nonce: only GET /auth/nonce, which "
+            "hands the nonce out.",
+        }

@@ -1,0 +1,25 @@
+"""The store's demo data for `manage.py seed_demo`: roles and a shop manager, settings, a
+catalog (simple and variable products with images, categories, brands, attributes) and reviews.
+"""
+
+from __future__ import annotations
+
+from store.access import demo as access_demo
+from store.catalog import demo as catalog_demo
+from store.reviews import demo as reviews_demo
+from store.settings import demo as settings_demo
+
+
+def seed() -> list[str]:
+    lines = [*access_demo.seed(), *settings_demo.seed()]
+    lines.append("  Catalog:")
+    lines += catalog_demo.seed()
+    lines.append("  Reviews:")
+    lines += reviews_demo.seed()
+    lines += [
+        "  Try: GET /rest/ec/v1/products, /rest/ec/v1/products/facets?attr_color=blue,",
+        "       /rest/ec/v1/search?q=tee, /rest/ec/v1/categories/tree",
+        "  Playground: log in at /admin/ as admin@example.com, then open",
+        "       /rest/ec/v1/docs/playground",
+    ]
+    return lines

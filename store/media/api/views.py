@@ -1,0 +1,139 @@
+from django.core.files.uploadhandler import FileUploadHandler, SkipFile
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import status
+from rest_framework.response import Response
+
+from store.common.capabilities import MANAGE_PRODUCTS
+from store.common.pagination import paginate
+from store.common.params import validate_body, validate_query
+from store.common.schema import store_schema
+from store.common.views import StoreAPIView
+from store.media import selectors, services
+
+from . import serializers as s
+
+# A multipart body carries a little more than the file itself.
+_MULTIPART_OVERHEAD = 64 * 1024
+
+
+class SizeCapUploadHandler(FileUploadHandler):
+    """Stops reading a file part once it passes the cap, instead of spooling it to disk."""
+
+    def __init__(self, limit: int, request=None) -> None:
+        super().__init__(request)
+        self.limit = limit
+        self.received = 0
+        self.exceeded = False
+
+    def receive_data_chunk(self, raw_data, start):
+        self.received = start + len(raw_data)
+        if self.received > self.limit:
+            self.exceeded = True
+            raise SkipFile()
+        return raw_data
+
+    def file_complete(self, file_size):
+        return None
+
+
+class MediaBase(StoreAPIView):
+    access = {"*": MANAGE_PRODUCTS}
+    openapi_tag = "Media"
+
+
+class MediaListView(MediaBase):
+    @store_schema(
+        summary="List uploaded images",
+        parameters=[s.MediaListQuerySerializer],
+        responses={200: s.MediaSerializer(many=True)},
+        description="Answers `{data, meta}`; `search` matches title, file name and alt text.",
+    )
+    def get(self, request):
+        query = validate_query(s.MediaListQuerySerializer, request.query_params)
+        page = paginate(
+            selectors.media_list(search=query.get("search")),
+            page=query["page"],
+            per_page=query["per_page"],
+        )
+        return Response(
+            {"data": [s.MediaSerializer(image).data for image in page.items], "meta": page.meta()}
+        )
+
+    @store_schema(
+        summary="Upload an image",
+        request={"multipart/form-data": s.MediaUploadSerializer},
+        responses={201: s.MediaSerializer},
+        errors={413: "The file is larger than the store's media.max_upload_size_mb."},
+        description="multipart/form-data with the image in `file` (and optional `alt`, "
+        "`title`). The type is detected from the content: JPEG, PNG, GIF, WebP or AVIF; "
+        "anything else answers 400 `unsupported_image_type` or `invalid_image`. Renditions "
+        "thumbnail (150x150, cropped), medium (300) and large (1024) are made in the base "
+        "format (JPEG, or PNG with transparency), WebP and AVIF.",
+    )
+    def post(self, request):
+        limit = services.max_upload_bytes()
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > limit + _MULTIPART_OVERHEAD:
+            raise services.too_large(declared)
+        handler = SizeCapUploadHandler(limit, request._request)
+        request._request.upload_handlers.insert(0, handler)
+        data = request.data
+        if handler.exceeded:
+            raise services.too_large()
+        fields = validate_body(
+            s.MediaUploadSerializer,
+            {key: data.get(key) for key in ("file", "alt", "title") if key in data},
+        )
+        image = services.media_upload(
+            file=fields["file"],
+            user=request.user,
+            alt_text=fields.get("alt", ""),
+            title=fields.get("title", ""),
+        )
+        return Response(s.MediaSerializer(image).data, status=status.HTTP_201_CREATED)
+
+
+ID = OpenApiParameter("media_id", int, OpenApiParameter.PATH)
+
+
+class MediaDetailView(MediaBase):
+    @store_schema(summary="Read an image", responses={200: s.MediaSerializer}, parameters=[ID])
+    def get(self, request, media_id):
+        return Response(s.MediaSerializer(selectors.media_get(media_id)).data)
+
+    @store_schema(
+        summary="Edit an image's alt text or title",
+        request=s.MediaUpdateSerializer,
+        responses={200: s.MediaSerializer},
+        parameters=[ID],
+    )
+    def patch(self, request, media_id):
+        image = selectors.media_get(media_id)
+        fields = validate_body(s.MediaUpdateSerializer, request.data, partial=True)
+        image = services.media_update(
+            image=image, alt_text=fields.get("alt"), title=fields.get("title")
+        )
+        return Response(s.MediaSerializer(image).data)
+
+    @store_schema(
+        summary="Edit an image's alt text or title",
+        request=s.MediaUpdateSerializer,
+        responses={200: s.MediaSerializer},
+        parameters=[ID],
+    )
+    def put(self, request, media_id):
+        return self.patch(request, media_id)
+
+    @store_schema(
+        summary="Delete an image",
+        responses={204: None},
+        parameters=[ID],
+        description="Products showing it lose it (featured image cleared, gallery entry "
+        "removed); its files are removed once the deletion commits.",
+    )
+    def delete(self, request, media_id):
+        services.media_delete(image=selectors.media_get(media_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,44 @@
+"""The store settings' sections: keys, types and defaults, declared in code.
+
+A section is a DRF serializer whose fields all have a default. Apps register theirs with
+`register(Section(...))` from their AppConfig.ready(); the settings routes, the admin and
+`store.settings.selectors.get_section()` read them from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rest_framework import serializers
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    title: str
+    serializer: type[serializers.Serializer]
+
+    def fields(self) -> dict[str, serializers.Field]:
+        return dict(self.serializer().fields)
+
+    def defaults(self) -> dict:
+        out = {}
+        for key, field in self.fields().items():
+            default = field.default
+            out[key] = default() if callable(default) else default
+        return out
+
+
+SECTIONS: dict[str, Section] = {}
+
+
+def register(section: Section) -> Section:
+    for key, field in section.fields().items():
+        if field.default is serializers.empty:
+            raise ValueError(f"Setting {section.name}.{key} has no default")
+    SECTIONS[section.name] = section
+    return section
+
+
+def get(name: str) -> Section | None:
+    return SECTIONS.get(name)

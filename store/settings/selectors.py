@@ -1,0 +1,64 @@
+"""Reading store settings: defaults merged with the stored values, cached.
+
+All sections are read in one query and kept in the cache until a write replaces them, so the
+hot paths (every product list reads the inventory section) cost no query.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.core.cache import cache
+
+from store.common.errors import not_found
+from store.settings import registry
+from store.settings.models import SettingsSection
+
+logger = logging.getLogger(__name__)
+
+CACHE_KEY = "store:settings:all"
+
+
+def _clean(section: registry.Section, stored: dict) -> dict:
+    """Defaults, overlaid with each stored value the current declaration still accepts."""
+    values = section.defaults()
+    fields = section.fields()
+    for key, value in (stored or {}).items():
+        field = fields.get(key)
+        if field is None:
+            continue  # a key no longer declared
+        try:
+            values[key] = field.run_validation(value)
+        except Exception:  # noqa: BLE001 - a stored value the declaration no longer accepts
+            logger.warning("ignoring stored setting %s.%s=%r", section.name, key, value)
+    return values
+
+
+def _load() -> dict[str, dict]:
+    stored = dict(SettingsSection.objects.values_list("name", "values"))
+    return {
+        name: _clean(section, stored.get(name, {})) for name, section in registry.SECTIONS.items()
+    }
+
+
+def get_all() -> dict[str, dict]:
+    values = cache.get(CACHE_KEY)
+    if values is None or set(values) != set(registry.SECTIONS):
+        values = _load()
+        cache.set(CACHE_KEY, values, None)
+    return values
+
+
+def get_section(name: str) -> dict:
+    """One section's values; 404 settings_section_not_found for an unknown name."""
+    if registry.get(name) is None:
+        raise not_found("settings_section", name)
+    return dict(get_all()[name])
+
+
+def get_value(section: str, key: str):
+    return get_all()[section][key]
+
+
+def invalidate() -> None:
+    cache.delete(CACHE_KEY)

@@ -1,0 +1,16 @@
+"""The ec/v1 namespace: every store app's api/urls.py, mounted at /{REST_ROOT}/ec/v1/.
+
+Apps added later append their `api.urls` here. Unknown paths fall through to the project's
+JSON 404 catch-all, answered in the store's error style.
+"""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("store.access.api.urls")),
+    path("", include("store.settings.api.urls")),
+    path("", include("store.media.api.urls")),
+    path("", include("store.catalog.api.urls")),
+    path("", include("store.reviews.api.urls")),
+    path("", include("store.docs.api.urls")),
+]

@@ -1,0 +1,42 @@
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from store.catalog.models import Attribute, Brand, Category, Product, Variant
+from store.media.models import MediaImage
+from store.reviews.models import Review
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_adds_a_store_catalog_and_is_idempotent(settings):
+    settings.DEBUG = True
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    counts = (
+        Product.objects.count(),
+        Variant.objects.count(),
+        Category.objects.count(),
+        Brand.objects.count(),
+        Attribute.objects.count(),
+        MediaImage.objects.count(),
+        Review.objects.count(),
+    )
+    assert counts[0] == 6
+    assert Product.objects.filter(type="variable").count() == 2
+    assert counts[1] == 15
+    assert all(n > 0 for n in counts)
+    assert Product.objects.exclude(featured_image=None).count() == 6
+    assert Review.objects.filter(status="approved").count() == 3
+    assert "Store (ec/v1)" in out.getvalue()
+    call_command("seed_demo", stdout=StringIO())
+    assert (
+        Product.objects.count(),
+        Variant.objects.count(),
+        Category.objects.count(),
+        Brand.objects.count(),
+        Attribute.objects.count(),
+        MediaImage.objects.count(),
+        Review.objects.count(),
+    ) == counts

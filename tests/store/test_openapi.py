@@ -1,0 +1,186 @@
+"""The ec/v1 OpenAPI description and its playground."""
+
+import pytest
+from django.test import Client
+from openapi_spec_validator import validate
+
+from store.docs.schema import generate
+from store.settings import services as settings_services
+from tests.store.conftest import API, error
+
+pytestmark = pytest.mark.django_db
+
+DOCS = f"{API}/docs/openapi.json"
+BODY_METHODS = {"post", "put", "patch"}
+
+
+@pytest.fixture(scope="module")
+def schema(django_db_blocker):
+    with django_db_blocker.unblock():
+        return generate()
+
+
+def enable(**values):
+    settings_services.settings_update(section="developer", values=values)
+
+
+def test_403_without_manage_options(anon, manager_client, customer_client):
+    enable(api_docs_enabled=True)
+    for client in (anon, customer_client, manager_client):  # spec: 403, logged in or not
+        error(client.get(DOCS), 403, "insufficient_capability")
+
+
+def test_403_without_manage_options_also_while_docs_are_off(anon, manager_client):
+    error(anon.get(DOCS), 403, "insufficient_capability")
+    error(manager_client.get(DOCS), 403, "insufficient_capability")
+
+
+def test_403_while_api_docs_are_off(admin_client_api):
+    error(admin_client_api.get(DOCS), 403, "api_docs_disabled")
+
+
+def test_the_description_for_an_administrator(admin_client_api):
+    enable(api_docs_enabled=True)
+    response = admin_client_api.get(DOCS)
+    assert response.status_code == 200
+    body = response.json()
+    validate(body)
+    assert body["openapi"].startswith("3.")
+    assert body["servers"] == [{"url": "/rest/ec/v1"}]
+
+
+def test_the_description_covers_ec_v1_only(schema):
+    assert {
+        "/products",
+        "/products/{product_id}",
+        "/products/slug/{slug}",
+        "/products/lookup",
+        "/products/{product_id}/duplicate",
+        "/products/facets",
+        "/search",
+        "/products/{product_id}/variants",
+        "/products/{product_id}/variants/reorder",
+        "/variants/{variant_id}",
+        "/categories",
+        "/categories/tree",
+        "/categories/bulk",
+        "/categories/{category_id}",
+        "/attributes",
+        "/attributes/{attribute_id}",
+        "/attributes-with-terms",
+        "/attributes/{attribute_id}/terms",
+        "/attributes/terms/{term_id}",
+        "/brands",
+        "/brands/{brand_id}",
+        "/brands/search",
+        "/products/{product_id}/reviews",
+        "/products/{product_id}/rating",
+        "/reviews",
+        "/reviews/{review_id}",
+        "/reviews/{review_id}/helpful",
+        "/settings",
+        "/settings/{section}",
+        "/settings/{section}/reset",
+        "/settings/options/currencies",
+        "/settings/options/countries",
+        "/media",
+        "/media/{media_id}",
+        "/auth/nonce",
+    } == set(schema["paths"])
+    assert not any(path.startswith("/docs") for path in schema["paths"])
+
+
+def test_the_portal_description_stays_portal_only(client):
+    body = client.get("/api/v1/schema/?format=json").json()
+    assert all(path.startswith("/api/v1/") for path in body["paths"])
+    assert "StoreError" not in body["components"]["schemas"]
+
+
+def test_every_operation_declares_its_answers_and_errors(schema):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            where = f"{method.upper()} {path}"
+            assert operation.get("summary"), where
+            statuses = set(operation["responses"])
+            success = [s for s in statuses if s.startswith("2")]
+            assert success, where
+            for status in success:
+                if status != "204":
+                    assert operation["responses"][status].get("content"), where
+            assert {"401", "403"} <= statuses, where
+            for status in (s for s in statuses if s[0] == "4"):
+                content = operation["responses"][status]["content"]["application/json"]
+                assert content["schema"] == {"$ref": "#/components/schemas/StoreError"}, where
+            if "{" in path:
+                assert "404" in statuses, where
+            if method in BODY_METHODS and "requestBody" in operation:
+                assert {"400", "415"} <= statuses, where
+
+
+def test_public_operations_need_no_credentials(schema):
+    products = schema["paths"]["/products"]
+    assert {} in products["get"]["security"]
+    assert {} not in products["post"]["security"]
+    assert {"sessionCookie": [], "restNonce": []} in products["post"]["security"]
+    assert {"appPasswordAuth": []} in products["post"]["security"]
+
+
+def test_the_list_documents_every_query_parameter(schema):
+    names = {p["name"] for p in schema["paths"]["/products"]["get"]["parameters"]}
+    assert names >= {
+        "page",
+        "per_page",
+        "q",
+        "search",
+        "status",
+        "type",
+        "category",
+        "category_id",
+        "brand_id",
+        "brand_ids",
+        "min_price",
+        "max_price",
+        "on_sale",
+        "min_rating",
+        "stock_status",
+        "attr_{slug}",
+        "filter_logic",
+        "orderby",
+        "order",
+    }
+
+
+def test_the_schema_generates_without_warnings(capsys):
+    from drf_spectacular.drainage import GENERATOR_STATS
+
+    GENERATOR_STATS.reset()
+    generate()
+    assert not GENERATOR_STATS._warn_cache, GENERATOR_STATS._warn_cache
+    assert not GENERATOR_STATS._error_cache, GENERATOR_STATS._error_cache
+
+
+def test_the_playground_needs_both_settings_and_an_admin_session(admin_user, manager):
+    browser = Client()
+    browser.force_login(admin_user)
+    path = f"{API}/docs/playground"
+    error(browser.get(path), 403, "api_docs_disabled")
+    enable(api_docs_enabled=True)
+    error(browser.get(path), 403, "api_playground_disabled")
+    enable(api_playground_enabled=True)
+    response = browser.get(path)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "swagger-ui" in html
+    assert f"{API}/docs/openapi.json" in html
+    assert "X-Platform-Nonce" in html
+    assert "cdn.jsdelivr.net" not in html
+    nonce = browser.get(f"{API}/auth/nonce").json()["nonce"]
+    assert nonce in html
+    # The page's requests (cookie + nonce) may read the description.
+    assert browser.get(f"{API}/docs/openapi.json", HTTP_X_PLATFORM_NONCE=nonce).status_code == 200
+    manager_browser = Client()
+    manager_browser.force_login(manager)
+    error(manager_browser.get(path), 403, "insufficient_capability")
+    error(Client().get(path), 403, "insufficient_capability")
