@@ -31,6 +31,14 @@ def _has_body(request) -> bool:
     return length > 0 or "HTTP_TRANSFER_ENCODING" in meta
 
 
+def require_content_type(request) -> None:
+    """A body without a Content-Type is refused (415) rather than silently read as empty."""
+    if request.method in _BODY_METHODS and not request.content_type and _has_body(request):
+        raise exceptions.UnsupportedMediaType(
+            "", detail="The request has a body but no Content-Type; send application/json."
+        )
+
+
 class PortalViewMixin:
     api_key_methods: frozenset[str] = frozenset()
     api_key_actions: frozenset[str] = frozenset()
@@ -44,10 +52,7 @@ class PortalViewMixin:
         )
 
     def initial(self, request, *args, **kwargs):
-        if request.method in _BODY_METHODS and not request.content_type and _has_body(request):
-            raise exceptions.UnsupportedMediaType(
-                "", detail="The request has a body but no Content-Type; send application/json."
-            )
+        require_content_type(request)
         super().initial(request, *args, **kwargs)
         key = request.headers.get(idempotency.HEADER)
         if request.method == "POST" and key is not None:

@@ -12,26 +12,15 @@ StoreAPIView gives a view, in one place:
 from __future__ import annotations
 
 from django.conf import settings
-from rest_framework import exceptions
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from common.api.negotiation import JSONOnlyContentNegotiation
+from common.api.views import require_content_type
 from store.common.authentication import STORE_AUTHENTICATION
 from store.common.permissions import StoreAccess
 from store.common.schema import StoreAutoSchema
-
-_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-
-
-def _has_body(request) -> bool:
-    meta = request.META
-    try:
-        length = int(meta.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    return length > 0 or "HTTP_TRANSFER_ENCODING" in meta
 
 
 class StoreViewMixin:
@@ -48,11 +37,7 @@ class StoreViewMixin:
     openapi_tag: str | None = None
 
     def initial(self, request, *args, **kwargs):
-        if request.method in _BODY_METHODS and not request.content_type and _has_body(request):
-            raise exceptions.UnsupportedMediaType(
-                "",
-                detail="The request has a body but no Content-Type; send application/json.",
-            )
+        require_content_type(request)
         super().initial(request, *args, **kwargs)
 
     def get_authenticate_header(self, request):

@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from store.common.capabilities import MANAGE_PRODUCTS
 from store.common.pagination import paginate
 from store.common.params import validate_body, validate_query
+from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
 from store.media import selectors, services
@@ -99,41 +100,27 @@ class MediaListView(MediaBase):
 ID = OpenApiParameter("media_id", int, OpenApiParameter.PATH)
 
 
-class MediaDetailView(MediaBase):
-    @store_schema(summary="Read an image", responses={200: s.MediaSerializer}, parameters=[ID])
-    def get(self, request, media_id):
-        return Response(s.MediaSerializer(selectors.media_get(media_id)).data)
-
-    @store_schema(
-        summary="Edit an image's alt text or title",
-        request=s.MediaUpdateSerializer,
-        responses={200: s.MediaSerializer},
-        parameters=[ID],
-    )
-    def patch(self, request, media_id):
-        image = selectors.media_get(media_id)
-        fields = validate_body(s.MediaUpdateSerializer, request.data, partial=True)
-        image = services.media_update(
-            image=image, alt_text=fields.get("alt"), title=fields.get("title")
-        )
-        return Response(s.MediaSerializer(image).data)
-
-    @store_schema(
-        summary="Edit an image's alt text or title",
-        request=s.MediaUpdateSerializer,
-        responses={200: s.MediaSerializer},
-        parameters=[ID],
-    )
-    def put(self, request, media_id):
-        return self.patch(request, media_id)
-
-    @store_schema(
-        summary="Delete an image",
-        responses={204: None},
-        parameters=[ID],
-        description="Products showing it lose it (featured image cleared, gallery entry "
+class MediaDetailView(MediaBase, StoreResourceView):
+    resource = "image"
+    id_kwarg = "media_id"
+    output_serializer = s.MediaSerializer
+    write_serializer = s.MediaUpdateSerializer
+    summaries = {
+        "patch": "Edit an image's alt text or title",
+        "put": "Edit an image's alt text or title",
+    }
+    descriptions = {
+        "delete": "Products showing it lose it (featured image cleared, gallery entry "
         "removed); its files are removed once the deletion commits.",
-    )
-    def delete(self, request, media_id):
-        services.media_delete(image=selectors.media_get(media_id))
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    }
+
+    def read(self, request, pk):
+        return s.MediaSerializer(selectors.media_get(pk)).data
+
+    def update(self, request, pk, fields):
+        services.media_update(
+            image=selectors.media_get(pk), alt_text=fields.get("alt"), title=fields.get("title")
+        )
+
+    def remove(self, request, pk):
+        services.media_delete(image=selectors.media_get(pk))

@@ -11,6 +11,7 @@ from store.common.capabilities import MANAGE_REVIEWS
 from store.common.pagination import paginate
 from store.common.params import validate_body, validate_query
 from store.common.permissions import LOGGED_IN, PUBLIC, can
+from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
 from store.reviews import selectors, services
@@ -110,48 +111,30 @@ class ReviewListView(StoreAPIView):
         )
 
 
-class ReviewDetailView(StoreAPIView):
+class ReviewDetailView(StoreResourceView):
     access = {"GET": PUBLIC, "*": MANAGE_REVIEWS}
     openapi_tag = TAG
+    resource = "review"
+    id_kwarg = "review_id"
+    output_serializer = s.ReviewSerializer
+    write_serializer = s.ReviewUpdateSerializer
+    summaries = {"patch": "Moderate or edit a review", "put": "Moderate or edit a review"}
+    descriptions = {
+        "get": "Published reviews for everyone; pending and rejected ones only for staff and "
+        "their author.",
+        "patch": "`status`: approved publishes, rejected hides, pending holds; the product's "
+        "rating follows.",
+    }
 
-    @store_schema(
-        summary="Read a review",
-        responses={200: s.ReviewSerializer},
-        parameters=[REVIEW_ID],
-        description="Published reviews for everyone; pending and rejected ones only for "
-        "staff and their author.",
-    )
-    def get(self, request, review_id):
+    def read(self, request, pk):
         staff = can(request, MANAGE_REVIEWS)
-        review = selectors.review_get(review_id, user=request.user, staff=staff)
-        return Response(s.review_data(review, staff=staff))
+        return s.review_data(selectors.review_get(pk, user=request.user, staff=staff), staff=staff)
 
-    @store_schema(
-        summary="Moderate or edit a review",
-        request=s.ReviewUpdateSerializer,
-        responses={200: s.ReviewSerializer},
-        parameters=[REVIEW_ID],
-        description="`status`: approved publishes, rejected hides, pending holds; the "
-        "product's rating follows.",
-    )
-    def patch(self, request, review_id):
-        fields = validate_body(s.ReviewUpdateSerializer, request.data, partial=True)
-        review = services.review_update(review_id=review_id, fields=fields, moderator=request.user)
-        return Response(s.review_data(review, staff=True))
+    def update(self, request, pk, fields):
+        services.review_update(review_id=pk, fields=fields, moderator=request.user)
 
-    @store_schema(
-        summary="Moderate or edit a review",
-        request=s.ReviewUpdateSerializer,
-        responses={200: s.ReviewSerializer},
-        parameters=[REVIEW_ID],
-    )
-    def put(self, request, review_id):
-        return self.patch(request, review_id)
-
-    @store_schema(summary="Delete a review", responses={204: None}, parameters=[REVIEW_ID])
-    def delete(self, request, review_id):
-        services.review_delete(review_id=review_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        services.review_delete(review_id=pk)
 
 
 class ReviewHelpfulView(StoreAPIView):

@@ -21,6 +21,7 @@ from store.common.capabilities import MANAGE_PRODUCTS
 from store.common.errors import invalid_params, not_found
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC, can, ensure_capability
+from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
 from store.settings import selectors as store_settings
@@ -241,57 +242,32 @@ class ProductBySlugView(StoreAPIView):
         return Response(product_response(product))
 
 
-class ProductDetailView(StoreAPIView):
+class ProductDetailView(StoreResourceView):
     access = {"GET": PUBLIC, "*": MANAGE_PRODUCTS}
     openapi_tag = TAG
+    resource = "product"
+    id_kwarg = "product_id"
+    output_serializer = s.ProductDetailSerializer
+    write_serializer = s.ProductWriteSerializer
+    descriptions = {
+        "get": "The product itself (no wrapper), with its enabled variants, the min/max price "
+        "of a variable product, image_sources (AVIF/WebP) and gallery_images. Drafts and "
+        "archived products answer 404 product_not_found except to managers.",
+        "patch": "Every field is optional; only those sent change.",
+        "put": "Same as PATCH: every field is optional.",
+        "delete": "Deletes the product with its variants, gallery entries and reviews. 204 has "
+        "no body (HTTP forbids one), so the spec's message string is not sent.",
+    }
 
-    @store_schema(
-        summary="Read a product",
-        responses={200: s.ProductDetailSerializer},
-        parameters=[PRODUCT_ID],
-        description="The product itself (no wrapper), with its enabled variants, the "
-        "min/max price of a variable product, image_sources (AVIF/WebP) and gallery_images. "
-        "Drafts and archived products answer 404 product_not_found except to managers.",
-    )
-    def get(self, request, product_id):
-        product = selectors.product_get(
-            product_id, include_unpublished=can(request, MANAGE_PRODUCTS)
-        )
-        return Response(product_response(product))
+    def read(self, request, pk):
+        product = selectors.product_get(pk, include_unpublished=can(request, MANAGE_PRODUCTS))
+        return product_response(product)
 
-    @store_schema(
-        summary="Update a product (partial)",
-        request=s.ProductWriteSerializer,
-        responses={200: s.ProductDetailSerializer},
-        parameters=[PRODUCT_ID],
-        description="Every field is optional; only those sent change.",
-    )
-    def patch(self, request, product_id):
-        fields = validate_body(s.ProductWriteSerializer, request.data, partial=True)
-        services.product_update(product_id=product_id, fields=fields)
-        product = selectors.product_get(product_id, include_unpublished=True)
-        return Response(product_response(product))
+    def update(self, request, pk, fields):
+        services.product_update(product_id=pk, fields=fields)
 
-    @store_schema(
-        summary="Update a product (partial)",
-        request=s.ProductWriteSerializer,
-        responses={200: s.ProductDetailSerializer},
-        parameters=[PRODUCT_ID],
-        description="Same as PATCH: every field is optional.",
-    )
-    def put(self, request, product_id):
-        return self.patch(request, product_id)
-
-    @store_schema(
-        summary="Delete a product",
-        responses={204: None},
-        parameters=[PRODUCT_ID],
-        description="Deletes the product with its variants, gallery entries and reviews. "
-        "204 has no body (HTTP forbids one), so the spec's message string is not sent.",
-    )
-    def delete(self, request, product_id):
-        services.product_delete(product_id=product_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        services.product_delete(product_id=pk)
 
 
 class ProductDuplicateView(StoreAPIView):

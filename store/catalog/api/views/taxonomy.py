@@ -14,6 +14,7 @@ from store.common.capabilities import MANAGE_PRODUCTS
 from store.common.pagination import paginate
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
+from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
 
@@ -113,49 +114,26 @@ class CategoryBulkView(StoreAPIView):
         )
 
 
-class CategoryDetailView(StoreAPIView):
+class CategoryDetailView(StoreResourceView):
     access = READ_PUBLIC_WRITE_MANAGERS
     openapi_tag = "Categories"
+    resource = "category"
+    id_kwarg = "category_id"
+    output_serializer = s.CategorySerializer
+    write_serializer = s.CategoryWriteSerializer
+    descriptions = {
+        "patch": "A category cannot move under itself or its descendants (400 `category_cycle`).",
+        "delete": "Its children move up to its parent; its products just lose it.",
+    }
 
-    @store_schema(
-        summary="Read a category",
-        responses={200: s.CategorySerializer},
-        parameters=[_id("category_id")],
-    )
-    def get(self, request, category_id):
-        return Response(s.category_data(selectors.category_get(category_id)))
+    def read(self, request, pk):
+        return s.category_data(selectors.category_get(pk))
 
-    @store_schema(
-        summary="Update a category (partial)",
-        request=s.CategoryWriteSerializer,
-        responses={200: s.CategorySerializer},
-        parameters=[_id("category_id")],
-        description="A category cannot move under itself or its descendants "
-        "(400 `category_cycle`).",
-    )
-    def patch(self, request, category_id):
-        fields = validate_body(s.CategoryWriteSerializer, request.data, partial=True)
-        category_services.category_update(category_id=category_id, fields=fields)
-        return Response(s.category_data(selectors.category_get(category_id)))
+    def update(self, request, pk, fields):
+        category_services.category_update(category_id=pk, fields=fields)
 
-    @store_schema(
-        summary="Update a category (partial)",
-        request=s.CategoryWriteSerializer,
-        responses={200: s.CategorySerializer},
-        parameters=[_id("category_id")],
-    )
-    def put(self, request, category_id):
-        return self.patch(request, category_id)
-
-    @store_schema(
-        summary="Delete a category",
-        responses={204: None},
-        parameters=[_id("category_id")],
-        description="Its children move up to its parent; its products just lose it.",
-    )
-    def delete(self, request, category_id):
-        category_services.category_delete(category_id=category_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        category_services.category_delete(category_id=pk)
 
 
 # --- Attributes and terms -----------------------------------------------------------------------
@@ -203,47 +181,24 @@ class AttributesWithTermsView(StoreAPIView):
         )
 
 
-class AttributeDetailView(StoreAPIView):
+class AttributeDetailView(StoreResourceView):
     access = READ_PUBLIC_WRITE_MANAGERS
     openapi_tag = "Attributes"
+    resource = "attribute"
+    id_kwarg = "attribute_id"
+    output_serializer = s.AttributeSerializer
+    write_serializer = s.AttributeWriteSerializer
+    summaries = {"delete": "Delete an attribute and its terms"}
+    errors = {"delete": {409: "Variants use the attribute (`attribute_in_use`)."}}
 
-    @store_schema(
-        summary="Read an attribute",
-        responses={200: s.AttributeSerializer},
-        parameters=[_id("attribute_id")],
-    )
-    def get(self, request, attribute_id):
-        return Response(s.attribute_data(selectors.attribute_get(attribute_id)))
+    def read(self, request, pk):
+        return s.attribute_data(selectors.attribute_get(pk))
 
-    @store_schema(
-        summary="Update an attribute (partial)",
-        request=s.AttributeWriteSerializer,
-        responses={200: s.AttributeSerializer},
-        parameters=[_id("attribute_id")],
-    )
-    def patch(self, request, attribute_id):
-        fields = validate_body(s.AttributeWriteSerializer, request.data, partial=True)
-        attribute_services.attribute_update(attribute_id=attribute_id, fields=fields)
-        return Response(s.attribute_data(selectors.attribute_get(attribute_id)))
+    def update(self, request, pk, fields):
+        attribute_services.attribute_update(attribute_id=pk, fields=fields)
 
-    @store_schema(
-        summary="Update an attribute (partial)",
-        request=s.AttributeWriteSerializer,
-        responses={200: s.AttributeSerializer},
-        parameters=[_id("attribute_id")],
-    )
-    def put(self, request, attribute_id):
-        return self.patch(request, attribute_id)
-
-    @store_schema(
-        summary="Delete an attribute and its terms",
-        responses={204: None},
-        parameters=[_id("attribute_id")],
-        errors={409: "Variants use the attribute (`attribute_in_use`)."},
-    )
-    def delete(self, request, attribute_id):
-        attribute_services.attribute_delete(attribute_id=attribute_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        attribute_services.attribute_delete(attribute_id=pk)
 
 
 class AttributeTermsView(StoreAPIView):
@@ -271,45 +226,23 @@ class AttributeTermsView(StoreAPIView):
         return Response(s.term_data(selectors.term_get(term.pk)), status=status.HTTP_201_CREATED)
 
 
-class TermDetailView(StoreAPIView):
+class TermDetailView(StoreResourceView):
     access = READ_PUBLIC_WRITE_MANAGERS
     openapi_tag = "Attributes"
+    resource = "term"
+    id_kwarg = "term_id"
+    output_serializer = s.TermSerializer
+    write_serializer = s.TermWriteSerializer
+    errors = {"delete": {409: "Variants use the term (`term_in_use`)."}}
 
-    @store_schema(
-        summary="Read a term", responses={200: s.TermSerializer}, parameters=[_id("term_id")]
-    )
-    def get(self, request, term_id):
-        return Response(s.term_data(selectors.term_get(term_id)))
+    def read(self, request, pk):
+        return s.term_data(selectors.term_get(pk))
 
-    @store_schema(
-        summary="Update a term (partial)",
-        request=s.TermWriteSerializer,
-        responses={200: s.TermSerializer},
-        parameters=[_id("term_id")],
-    )
-    def patch(self, request, term_id):
-        fields = validate_body(s.TermWriteSerializer, request.data, partial=True)
-        attribute_services.term_update(term_id=term_id, fields=fields)
-        return Response(s.term_data(selectors.term_get(term_id)))
+    def update(self, request, pk, fields):
+        attribute_services.term_update(term_id=pk, fields=fields)
 
-    @store_schema(
-        summary="Update a term (partial)",
-        request=s.TermWriteSerializer,
-        responses={200: s.TermSerializer},
-        parameters=[_id("term_id")],
-    )
-    def put(self, request, term_id):
-        return self.patch(request, term_id)
-
-    @store_schema(
-        summary="Delete a term",
-        responses={204: None},
-        parameters=[_id("term_id")],
-        errors={409: "Variants use the term (`term_in_use`)."},
-    )
-    def delete(self, request, term_id):
-        attribute_services.term_delete(term_id=term_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        attribute_services.term_delete(term_id=pk)
 
 
 # --- Brands -------------------------------------------------------------------------------------
@@ -361,42 +294,20 @@ class BrandSearchView(StoreAPIView):
         return Response({"data": [s.brand_data(b) for b in page.items], "meta": page.meta()})
 
 
-class BrandDetailView(StoreAPIView):
+class BrandDetailView(StoreResourceView):
     access = READ_PUBLIC_WRITE_MANAGERS
     openapi_tag = "Brands"
+    resource = "brand"
+    id_kwarg = "brand_id"
+    output_serializer = s.BrandSerializer
+    write_serializer = s.BrandWriteSerializer
+    descriptions = {"delete": "Its products stay, without a brand."}
 
-    @store_schema(
-        summary="Read a brand", responses={200: s.BrandSerializer}, parameters=[_id("brand_id")]
-    )
-    def get(self, request, brand_id):
-        return Response(s.brand_data(selectors.brand_get(brand_id)))
+    def read(self, request, pk):
+        return s.brand_data(selectors.brand_get(pk))
 
-    @store_schema(
-        summary="Update a brand (partial)",
-        request=s.BrandWriteSerializer,
-        responses={200: s.BrandSerializer},
-        parameters=[_id("brand_id")],
-    )
-    def patch(self, request, brand_id):
-        fields = validate_body(s.BrandWriteSerializer, request.data, partial=True)
-        brand_services.brand_update(brand_id=brand_id, fields=fields)
-        return Response(s.brand_data(selectors.brand_get(brand_id)))
+    def update(self, request, pk, fields):
+        brand_services.brand_update(brand_id=pk, fields=fields)
 
-    @store_schema(
-        summary="Update a brand (partial)",
-        request=s.BrandWriteSerializer,
-        responses={200: s.BrandSerializer},
-        parameters=[_id("brand_id")],
-    )
-    def put(self, request, brand_id):
-        return self.patch(request, brand_id)
-
-    @store_schema(
-        summary="Delete a brand",
-        responses={204: None},
-        parameters=[_id("brand_id")],
-        description="Its products stay, without a brand.",
-    )
-    def delete(self, request, brand_id):
-        brand_services.brand_delete(brand_id=brand_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        brand_services.brand_delete(brand_id=pk)

@@ -11,6 +11,7 @@ from store.catalog.services import variants as services
 from store.common.capabilities import MANAGE_PRODUCTS
 from store.common.params import validate_body
 from store.common.permissions import PUBLIC, can
+from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
 
@@ -93,42 +94,24 @@ class VariantReorderView(StoreAPIView):
         return Response(_variants_body(product, request))
 
 
-class VariantDetailView(StoreAPIView):
+class VariantDetailView(StoreResourceView):
     access = {"GET": PUBLIC, "*": MANAGE_PRODUCTS}
     openapi_tag = TAG
+    resource = "variant"
+    id_kwarg = "variant_id"
+    output_serializer = s.VariantSerializer
+    write_serializer = s.VariantWriteSerializer
+    errors = {
+        method: {409: "Another variant has the same attributes (`variant_exists`)."}
+        for method in ("patch", "put")
+    }
 
-    @store_schema(
-        summary="Read a variant", responses={200: s.VariantSerializer}, parameters=[VARIANT_ID]
-    )
-    def get(self, request, variant_id):
-        variant = selectors.variant_get(
-            variant_id, include_unpublished=can(request, MANAGE_PRODUCTS)
-        )
-        return Response(s.variant_data(variant))
+    def read(self, request, pk):
+        variant = selectors.variant_get(pk, include_unpublished=can(request, MANAGE_PRODUCTS))
+        return s.variant_data(variant)
 
-    @store_schema(
-        summary="Update a variant (partial)",
-        request=s.VariantWriteSerializer,
-        responses={200: s.VariantSerializer},
-        parameters=[VARIANT_ID],
-        errors={409: "Another variant has the same attributes (`variant_exists`)."},
-    )
-    def patch(self, request, variant_id):
-        fields = validate_body(s.VariantWriteSerializer, request.data, partial=True)
-        services.variant_update(variant_id=variant_id, fields=fields)
-        return Response(s.variant_data(selectors.variant_get(variant_id, include_unpublished=True)))
+    def update(self, request, pk, fields):
+        services.variant_update(variant_id=pk, fields=fields)
 
-    @store_schema(
-        summary="Update a variant (partial)",
-        request=s.VariantWriteSerializer,
-        responses={200: s.VariantSerializer},
-        parameters=[VARIANT_ID],
-        errors={409: "Another variant has the same attributes (`variant_exists`)."},
-    )
-    def put(self, request, variant_id):
-        return self.patch(request, variant_id)
-
-    @store_schema(summary="Delete a variant", responses={204: None}, parameters=[VARIANT_ID])
-    def delete(self, request, variant_id):
-        services.variant_delete(variant_id=variant_id)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def remove(self, request, pk):
+        services.variant_delete(variant_id=pk)
