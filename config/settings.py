@@ -294,6 +294,10 @@ if PAYMENT_PROVIDER == "stripe" and not STRIPE_SECRET_KEY:
     raise ImproperlyConfigured("PAYMENT_PROVIDER is 'stripe' but STRIPE_SECRET_KEY is unset.")
 STRIPE_API_BASE = env_str("STRIPE_API_BASE", "https://api.stripe.com").rstrip("/")
 PAYMENT_PROVIDER_TIMEOUT = env_int("PAYMENT_PROVIDER_TIMEOUT", 10, minimum=1)
+# Sandbox providers move no money: a payer who presses Pay gets what they pay for for free.
+# They work in development (DEBUG) and wherever this is set explicitly (a staging site);
+# elsewhere a payment through a sandbox is refused (503 payments_not_configured).
+PAYMENT_SANDBOX_ALLOWED = env_bool("PAYMENT_SANDBOX_ALLOWED", DEBUG)
 # Where the payer lands after paying (order_code and transaction_id are added to the query).
 # Unset: the sandbox shows its own receipt page; Stripe returns to FRONTEND_URL/renewals/complete.
 RENEWAL_RETURN_URL = env_str("RENEWAL_RETURN_URL")

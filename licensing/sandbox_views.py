@@ -12,11 +12,17 @@ from django.shortcuts import render
 from django.views import View
 
 from licensing.models import SandboxCheckout, SandboxCheckoutStatus
+from licensing.payments import sandbox_allowed
 from licensing.payments.sandbox import sandbox_complete
 
 
 class SandboxCheckoutView(View):
     template_name = "licensing/sandbox_checkout.html"
+
+    def dispatch(self, request, *args, **kwargs):
+        if not sandbox_allowed():  # no free "payments" on a production server
+            raise Http404("The sandbox payment provider is off on this server.")
+        return super().dispatch(request, *args, **kwargs)
 
     def get(self, request, token: str):
         checkout = SandboxCheckout.objects.filter(token=token).first()

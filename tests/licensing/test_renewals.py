@@ -292,3 +292,33 @@ def test_timestamps_use_the_current_time(client_for):
     response = client_for(owner).post(RENEW, {"license_ids": [license.pk]}, format="json")
     created = datetime.fromisoformat(response.json()["created_at"].replace("Z", "+00:00"))
     assert abs((created - timezone.now()).total_seconds()) < 60
+
+
+def test_sandbox_payments_are_off_in_production(client_for, client, settings):
+    """Without PAYMENT_SANDBOX_ALLOWED (off unless DEBUG) nobody renews for free."""
+    reseller = ResellerFactory()
+    license = LicenseFactory(owner=reseller, expires_at=timezone.now() + timedelta(days=5))
+    api = client_for(reseller)
+    opened = api.post(RENEW, {"license_ids": [license.pk]}, format="json")
+    assert opened.status_code == 201
+    settings.PAYMENT_SANDBOX_ALLOWED = False
+
+    refused = api.post(RENEW, {"license_ids": [license.pk]}, format="json")
+    assert refused.status_code == 503
+    assert refused.json()["code"] == "payments_not_configured"
+    assert RenewalOrder.objects.count() == 1  # only the one opened before
+    # The checkout page of the earlier order cannot be used to "pay" either.
+    path = opened.json()["checkout_url"].removeprefix("http://testserver")
+    assert client.get(path).status_code == 404
+    assert client.post(path, {"action": "pay"}).status_code == 404
+    assert SandboxCheckout.objects.get().status == "open"
+
+
+def test_deploy_check_warns_when_the_sandbox_is_allowed_without_debug(settings):
+    from licensing.checks import sandbox_payments_in_production
+
+    settings.DEBUG = False
+    settings.PAYMENT_SANDBOX_ALLOWED = True
+    assert [w.id for w in sandbox_payments_in_production(None)] == ["licensing.W001"]
+    settings.PAYMENT_SANDBOX_ALLOWED = False
+    assert sandbox_payments_in_production(None) == []
