@@ -61,6 +61,8 @@ INSTALLED_APPS += [
     "store.reviews",
     "store.docs",
 ]
+# Store: the inventory ledger, customers and orders (issue 6).
+INSTALLED_APPS += ["store.inventory"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
