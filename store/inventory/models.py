@@ -21,7 +21,9 @@ class Warehouse(models.Model):
     """A place that holds stock. Exactly one is the default; it is always present and active."""
 
     name = models.CharField(max_length=200)
-    code = models.SlugField(max_length=64, unique=True)
+    code = models.SlugField(
+        max_length=64, unique=True, blank=True, help_text="Made from the name when left empty."
+    )
     is_default = models.BooleanField(default=False)
     is_active = models.BooleanField(
         default=True, help_text="Stock in inactive warehouses is not for sale."

@@ -6,6 +6,49 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def opening_stock(apps, schema_editor):
+    """The default warehouse, and the stock products and variants had before the ledger
+    existed: a level in the default warehouse and an `initial_stock` movement each."""
+    Warehouse = apps.get_model("store_inventory", "Warehouse")
+    StockLevel = apps.get_model("store_inventory", "StockLevel")
+    StockMovement = apps.get_model("store_inventory", "StockMovement")
+    Product = apps.get_model("store_catalog", "Product")
+    Variant = apps.get_model("store_catalog", "Variant")
+    warehouse = Warehouse.objects.filter(is_default=True).first()
+    if warehouse is None:
+        warehouse = Warehouse.objects.create(
+            name="Main warehouse", code="main", is_default=True, is_active=True
+        )
+    items = [
+        (row["pk"], None, row["sku"], row["stock_quantity"])
+        for row in Product.objects.exclude(stock_quantity=0).values("pk", "sku", "stock_quantity")
+        if not Variant.objects.filter(product_id=row["pk"], track_inventory=True).exists()
+    ]
+    items += [
+        (row["product_id"], row["pk"], row["sku"], row["stock_quantity"])
+        for row in Variant.objects.exclude(stock_quantity=0).values(
+            "pk", "product_id", "sku", "stock_quantity"
+        )
+    ]
+    for product_id, variant_id, sku, quantity in items:
+        level = StockLevel.objects.create(
+            warehouse=warehouse, product_id=product_id, variant_id=variant_id, quantity=quantity
+        )
+        StockMovement.objects.create(
+            level=level,
+            warehouse=warehouse,
+            product_id=product_id,
+            variant_id=variant_id,
+            sku=sku,
+            quantity=quantity,
+            quantity_after=quantity,
+            reason="initial_stock",
+            reference_type="migration",
+            reference_id="store_inventory.0001",
+            idempotency_key=f"opening:{product_id}:{variant_id or 0}",
+        )
+
+
 class Migration(migrations.Migration):
     initial = True
 
@@ -250,4 +293,5 @@ class Migration(migrations.Migration):
                 name="store_inventory_level_variant_unique",
             ),
         ),
+        migrations.RunPython(opening_stock, migrations.RunPython.noop),
     ]

@@ -553,7 +553,7 @@ class AccountOrdersQuerySerializer(serializers.Serializer):
 
 class OrderReceivedQuerySerializer(serializers.Serializer):
     key = serializers.CharField(
-        required=False, max_length=200, help_text="The order key from the order."
+        required=False, allow_blank=True, max_length=200, help_text="The order key."
     )
 
 
