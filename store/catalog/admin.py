@@ -43,6 +43,14 @@ def _check_prices(cleaned: dict) -> None:
         )
 
 
+def _stock_field_remembers_the_page(form) -> None:
+    """Compare the typed quantity with the one the page showed (a hidden initial), not with
+    the stock now: a page loaded before an order took stock does not write its old number
+    back unless someone changed it."""
+    if "stock_quantity" in form.fields:
+        form.fields["stock_quantity"].show_hidden_initial = True
+
+
 def _check_stock(form, *, product_id=None, variant_id=None) -> None:
     quantity = form.cleaned_data.get("stock_quantity")
     if quantity is None or not form.instance.pk or "stock_quantity" not in form.changed_data:
@@ -126,6 +134,10 @@ class ProductForm(forms.ModelForm):
         _check_stock(self, product_id=self.instance.pk)
         return cleaned
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _stock_field_remembers_the_page(self)
+
 
 class VariantForm(forms.ModelForm):
     class Meta:
@@ -157,6 +169,10 @@ class VariantForm(forms.ModelForm):
         if self.instance.pk:
             _check_stock(self, product_id=self.instance.product_id, variant_id=self.instance.pk)
         return cleaned
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _stock_field_remembers_the_page(self)
 
 
 class CategoryForm(forms.ModelForm):

@@ -219,8 +219,9 @@ class Shipment(models.Model):
 
 class ShipmentItem(models.Model):
     shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="items")
+    # RESTRICT: an item in a shipment is not removed alone, but goes with its order.
     order_item = models.ForeignKey(
-        OrderItem, on_delete=models.PROTECT, related_name="shipment_items"
+        OrderItem, on_delete=models.RESTRICT, related_name="shipment_items"
     )
     quantity = models.PositiveIntegerField()
 

@@ -4,7 +4,7 @@ import pytest
 
 from store.inventory.models import StockMovement
 from store.orders import services
-from store.orders.models import Order, OrderItem, OrderStatusChange, Payment
+from store.orders.models import Order, OrderItem, OrderStatusChange, Payment, Shipment
 from tests.store.conftest import API, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
@@ -157,10 +157,12 @@ def test_delete_gives_the_stock_back_first(manager_client):
     lamp = stocked(stock=10)
     order = make_order(line(lamp, 4), status="processing")
     services.payment_create(order_id=order.pk, fields={"amount": "1.00"})
+    services.shipment_create(order_id=order.pk, fields={})
     assert manager_client.delete(url(order)).status_code == 204
     assert not Order.objects.exists()
     assert not OrderItem.objects.exists()
     assert not Payment.objects.exists()
+    assert not Shipment.objects.exists()
     assert stock_of(lamp) == 10
     deleted = StockMovement.objects.filter(reason="order_deleted").get()
     assert (deleted.quantity, deleted.reference_id) == (4, str(order.pk))
