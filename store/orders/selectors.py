@@ -62,8 +62,28 @@ def filtered(query: dict) -> QuerySet:
     return queryset
 
 
+# What a list entry shows: the addresses, notes and totals of the full order stay unread.
+LIST_FIELDS = (
+    "id",
+    "order_number",
+    "status",
+    "payment_status",
+    "fulfillment_status",
+    "currency",
+    "total",
+    "item_count",
+    "created_at",
+    "updated_at",
+    "customer__id",
+    "customer__email",
+    "customer__first_name",
+    "customer__last_name",
+    "customer__user_id",
+)
+
+
 def order_list(query: dict) -> QuerySet:
-    queryset = filtered(query).select_related("customer")
+    queryset = filtered(query).select_related("customer").only(*LIST_FIELDS)
     field = ORDERBY.get(query.get("orderby") or "date", "created_at")
     prefix = "-" if (query.get("order") or "DESC").upper() == "DESC" else ""
     return queryset.order_by(f"{prefix}{field}", f"{prefix}id")
@@ -88,6 +108,7 @@ def order_get(order_id: int) -> Order:
 
 def orders_of_user(user, query: dict) -> QuerySet:
     queryset = Order.objects.filter(customer__user=user).select_related("customer")
+    queryset = queryset.only(*LIST_FIELDS)
     if query.get("status"):
         queryset = queryset.filter(status__in=query["status"])
     return queryset.order_by("-created_at", "-id")

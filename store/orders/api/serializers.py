@@ -7,12 +7,13 @@ same shapes for the OpenAPI description.
 
 from __future__ import annotations
 
+from datetime import UTC
 from decimal import Decimal
 
 from django_countries import countries
 from rest_framework import serializers
 
-from store.catalog.api.serializers.fields import StrictIntField, iso
+from store.catalog.api.serializers.fields import StrictIntField
 from store.common.money import MoneyField, money_str
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
 from store.orders.choices import (
@@ -42,6 +43,14 @@ ADDRESS_FIELDS = (
 )
 
 # --- Output -------------------------------------------------------------------------------------
+
+
+def iso(value) -> str | None:
+    """UTC ISO 8601 as DRF writes it (`...Z`), without building a field per value."""
+    if value is None:
+        return None
+    text = value.astimezone(UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 def address_data(stored: dict | None) -> dict:
