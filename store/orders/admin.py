@@ -111,18 +111,22 @@ class HistoryInline(ReadOnlyInline):
 
 def _status_action(status: str, label: str):
     def action(modeladmin, request, queryset):
-        result = services.orders_bulk(
-            ids=list(queryset.values_list("pk", flat=True)[: services.BULK_LIMIT]),
-            action=status,
-            actor=request.user,
-            source=OrderSource.ADMIN,
-        )
-        for failure in result.failed:
-            modeladmin.message_user(
-                request, f"Order {failure['id']}: {failure['message']}", messages.ERROR
+        ids = list(queryset.values_list("pk", flat=True))
+        moved = 0
+        for start in range(0, len(ids), services.BULK_LIMIT):
+            result = services.orders_bulk(
+                ids=ids[start : start + services.BULK_LIMIT],
+                action=status,
+                actor=request.user,
+                source=OrderSource.ADMIN,
             )
-        if result.succeeded:
-            modeladmin.message_user(request, f"{len(result.succeeded)} order(s) {label}.")
+            moved += len(result.succeeded)
+            for failure in result.failed:
+                modeladmin.message_user(
+                    request, f"Order {failure['id']}: {failure['message']}", messages.ERROR
+                )
+        if moved:
+            modeladmin.message_user(request, f"{moved} order(s) {label}.")
 
     action.__name__ = f"mark_{status}"
     return admin.action(description=f"Mark as {label} (with its stock effect)")(action)

@@ -56,13 +56,13 @@ def order_number_for(pk: int) -> str:
     return f"{ORDER_NUMBER_PREFIX}-{pk:06d}"
 
 
-def _customer(customer_id, billing: dict | None, problems: Problems) -> Customer | None:
-    if customer_id is not None:
-        customer = Customer.objects.filter(pk=customer_id).first()
-        if customer is None:
-            problems.add("customer_id", f"No customer with id {customer_id}.")
-        return customer
-    return None
+def _customer(customer_id: int | None, problems: Problems) -> Customer | None:
+    if customer_id is None:
+        return None
+    customer = Customer.objects.filter(pk=customer_id).first()
+    if customer is None:
+        problems.add("customer_id", f"No customer with id {customer_id}.")
+    return customer
 
 
 def _currency(value: str | None) -> str:
@@ -99,11 +99,11 @@ def order_create(
     """Create an order and take the stock it holds, in one transaction; answer the order.
 
     `items`: [{product_id, variant_id?, quantity?, price?, tax?, title?, sku?, options?}]; a
-    price left out is the catalog's price now. `customer` (or `customer_id`) is who orders;
-    without one, a billing e-mail address finds or makes the customer. Totals are computed
-    here (a cart's shipping, tax and discount come in as amounts). When an item has too few
-    units for sale and allows no backorders, nothing is created (409 `insufficient_stock`,
-    naming `items.<n>.quantity`).
+    price left out is the catalog's price now; `tax` is the tax of the whole line (a cart's
+    tax goes on its lines, and on shipping as `shipping_tax`). `customer` (or `customer_id`)
+    is who orders; without one, a billing e-mail address finds or makes the customer. Totals
+    are computed here. When an item has too few units for sale and allows no backorders,
+    nothing is created (409 `insufficient_stock`, naming `items.<n>.quantity`).
     """
     problems = Problems()
     if status not in OrderStatus.values:
@@ -111,7 +111,7 @@ def order_create(
     if len(items) > MAX_ITEMS:
         problems.add("items", f"At most {MAX_ITEMS} items.")
     if customer is None:
-        customer = _customer(customer_id, billing_address, problems)
+        customer = _customer(customer_id, problems)
     lines = resolve_lines(items, problems)
     problems.raise_if_any()
     if customer is None and (billing_address or {}).get("email"):
@@ -163,11 +163,7 @@ def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.
     problems = Problems()
     customer = order.customer
     if "customer_id" in fields:
-        customer = (
-            _customer(fields["customer_id"], None, problems)
-            if fields["customer_id"] is not None
-            else None
-        )
+        customer = _customer(fields["customer_id"], problems)
     if (
         "currency" in fields
         and _currency(fields["currency"]) != order.currency
