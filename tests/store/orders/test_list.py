@@ -147,6 +147,13 @@ def test_ordering(manager_client):
         cheap.pk,
     ]
     assert ids(manager_client.get(ORDERS)) == [middle.pk, dear.pk, cheap.pk]
+    services.order_status_set(order_id=cheap.pk, status="processing")
+    assert ids(manager_client.get(ORDERS, {"orderby": "status", "order": "asc"})) == [
+        dear.pk,
+        middle.pk,
+        cheap.pk,
+    ]
+    assert ids(manager_client.get(ORDERS, {"orderby": "modified"}))[0] == cheap.pk
 
 
 @pytest.mark.parametrize(
@@ -218,3 +225,44 @@ def test_the_list_costs_a_fixed_handful_of_queries(manager_client, django_assert
     # app password + its user, permissions (2), count, page
     with django_assert_max_num_queries(7):
         manager_client.get(ORDERS, {"per_page": 100})
+
+
+def test_a_full_order_read_does_not_grow_with_its_lines(
+    manager_client, django_assert_max_num_queries
+):
+    def order_with(lines: int):
+        products = [stocked(title=f"L{lines}-{n}") for n in range(lines)]
+        order = make_order(*[line(p) for p in products])
+        for _ in range(lines):
+            services.payment_create(order_id=order.pk, fields={"amount": "1.00"})
+        for item in order.items.all():
+            services.shipment_create(
+                order_id=order.pk, fields={"items": [{"order_item_id": item.pk, "quantity": 1}]}
+            )
+        return order
+
+    small, big = order_with(1), order_with(15)
+    manager_client.get(f"{ORDERS}/{small.pk}")
+    with CaptureQueriesContext(connection) as captured:
+        manager_client.get(f"{ORDERS}/{small.pk}")
+    with django_assert_max_num_queries(len(captured)):
+        body = manager_client.get(f"{ORDERS}/{big.pk}").json()
+    assert (len(body["items"]), len(body["payments"]), len(body["shipments"])) == (15, 15, 15)
+
+
+def test_my_orders_list_is_bounded_too(store_client, django_assert_max_num_queries):
+    from store.customers import services as customer_services
+    from tests.accounts.factories import UserFactory
+
+    user = UserFactory()
+    me = customer_services.customer_for_user(user=user)
+    client = store_client(user)
+    for _ in range(5):
+        make_order(customer=me)
+    with CaptureQueriesContext(connection) as captured:
+        client.get(f"{API}/account/orders", {"per_page": 5})
+    for _ in range(60):
+        make_order(customer=me)
+    with django_assert_max_num_queries(len(captured)):
+        body = client.get(f"{API}/account/orders", {"per_page": 100}).json()
+    assert len(body["orders"]) == 65
