@@ -36,3 +36,10 @@ app.conf.beat_schedule["webhooks-dispatch-due"] = {
     "task": "webhooks.dispatch_due",
     "schedule": 10.0,
 }
+
+# Store orders: stock releases recorded in the database whose task never ran (the broker was
+# unreachable at commit) are enqueued again.
+app.conf.beat_schedule["store-orders-release-due"] = {
+    "task": "store_orders.release_due",
+    "schedule": 60.0,
+}

@@ -61,6 +61,8 @@ INSTALLED_APPS += [
     "store.reviews",
     "store.docs",
 ]
+# Store: the inventory ledger, customers and orders (issue 6).
+INSTALLED_APPS += ["store.inventory", "store.customers", "store.orders"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -364,6 +366,22 @@ STORE_SPECTACULAR_SETTINGS = {
         "ReviewStatusEnum": "store.reviews.models.ReviewStatus",
     },
 }
+# Orders (issue 6): the enums of the order, payment and shipment statuses.
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        f"{name}Enum": f"store.orders.choices.{name}"
+        for name in (
+            "OrderStatus",
+            "PaymentStatus",
+            "FulfillmentStatus",
+            "PaymentKind",
+            "PaymentRecordStatus",
+            "ShipmentStatus",
+            "HistoryField",
+            "OrderSource",
+        )
+    }
+)
 
 # --- E-mail -----------------------------------------------------------------------------------
 

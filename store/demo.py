@@ -1,11 +1,14 @@
 """The store's demo data for `manage.py seed_demo`: roles and a shop manager, settings, a
-catalog (simple and variable products with images, categories, brands, attributes) and reviews.
+catalog (simple and variable products with images, categories, brands, attributes), reviews,
+warehouses and orders in several statuses.
 """
 
 from __future__ import annotations
 
 from store.access import demo as access_demo
 from store.catalog import demo as catalog_demo
+from store.inventory import demo as inventory_demo
+from store.orders import demo as orders_demo
 from store.reviews import demo as reviews_demo
 from store.settings import demo as settings_demo
 
@@ -16,6 +19,10 @@ def seed() -> list[str]:
     lines += catalog_demo.seed()
     lines.append("  Reviews:")
     lines += reviews_demo.seed()
+    lines.append("  Warehouses:")
+    lines += inventory_demo.seed()
+    lines.append("  Orders (developer@example.com's under /account/orders):")
+    lines += orders_demo.seed()
     lines += [
         "  Try: GET /rest/ec/v1/products, /rest/ec/v1/products/facets?attr_color=blue,",
         "       /rest/ec/v1/search?q=tee, /rest/ec/v1/categories/tree",

@@ -14,3 +14,5 @@ urlpatterns = [
     path("", include("store.reviews.api.urls")),
     path("", include("store.docs.api.urls")),
 ]
+# Orders (issue 6).
+urlpatterns += [path("", include("store.orders.api.urls"))]

@@ -1,4 +1,9 @@
-"""Admin for the catalog: previews, search and filters; writes with rules go through services."""
+"""Admin for the catalog: previews, search and filters; writes with rules go through services.
+
+Stock quantities and statuses typed into the product and variant forms are not saved with the
+row: they go to the inventory (store.catalog.services.stock), which records the movement and
+recomputes the stock fields.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from django.contrib import admin, messages
 from django.db import models
 
 from common.errors import ServiceError
+from store.catalog.choices import StockStatus
 from store.catalog.models import (
     Attribute,
     AttributeTerm,
@@ -22,6 +28,8 @@ from store.catalog.services import categories as category_services
 from store.catalog.services import products as product_services
 from store.catalog.services import variants as variant_services
 from store.catalog.services.common import barcode_taken, sku_taken
+from store.catalog.services.stock import stock_write
+from store.inventory import selectors as inventory_selectors
 from store.media.admin import image_preview
 
 
@@ -33,6 +41,46 @@ def _check_prices(cleaned: dict) -> None:
         raise forms.ValidationError(
             {"sale_price": "The sale price must be lower than the regular price."}
         )
+
+
+def _stock_field_remembers_the_page(form) -> None:
+    """Compare the typed quantity with the one the page showed (a hidden initial), not with
+    the stock now: a page loaded before an order took stock does not write its old number
+    back unless someone changed it."""
+    if "stock_quantity" in form.fields:
+        form.fields["stock_quantity"].show_hidden_initial = True
+
+
+def _check_stock(form, *, product_id=None, variant_id=None) -> None:
+    quantity = form.cleaned_data.get("stock_quantity")
+    if quantity is None or not form.instance.pk or "stock_quantity" not in form.changed_data:
+        return
+    elsewhere = inventory_selectors.stock_elsewhere(product_id=product_id, variant_id=variant_id)
+    if quantity < elsewhere:
+        form.add_error(
+            "stock_quantity",
+            f"Other warehouses hold {elsewhere} of this item; the total cannot be lower.",
+        )
+
+
+def _save_with_stock(obj, *, changed_fields, user, product=None) -> None:
+    """Save a product or variant row keeping its stored stock fields; the typed quantity and
+    manual status then go through the inventory."""
+    quantity, status = obj.stock_quantity, obj.stock_status
+    creating = obj.pk is None
+    if creating:
+        obj.stock_quantity, obj.stock_status = 0, StockStatus.IN_STOCK
+    else:
+        stored = type(obj).objects.filter(pk=obj.pk).values("stock_quantity", "stock_status")[0]
+        obj.stock_quantity, obj.stock_status = stored["stock_quantity"], stored["stock_status"]
+    obj.save()
+    stock_write(
+        product=product or obj,
+        variant=obj if product is not None else None,
+        quantity=quantity if creating or "stock_quantity" in changed_fields else None,
+        manual_status=status,
+        user=user,
+    )
 
 
 def _check_identifiers(form, *, barcode_field: str, product_id=None, variant_id=None) -> None:
@@ -83,7 +131,12 @@ class ProductForm(forms.ModelForm):
         cleaned = super().clean()
         _check_prices(cleaned)
         _check_identifiers(self, barcode_field="ean", product_id=self.instance.pk)
+        _check_stock(self, product_id=self.instance.pk)
         return cleaned
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _stock_field_remembers_the_page(self)
 
 
 class VariantForm(forms.ModelForm):
@@ -113,7 +166,13 @@ class VariantForm(forms.ModelForm):
         cleaned = super().clean()
         _check_prices(cleaned)
         _check_identifiers(self, barcode_field="barcode", variant_id=self.instance.pk)
+        if self.instance.pk:
+            _check_stock(self, product_id=self.instance.product_id, variant_id=self.instance.pk)
         return cleaned
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _stock_field_remembers_the_page(self)
 
 
 class CategoryForm(forms.ModelForm):
@@ -275,21 +334,37 @@ class ProductAdmin(admin.ModelAdmin):
     def large_preview(self, obj):
         return image_preview(obj.featured_image, height=200)
 
+    def save_model(self, request, obj, form, change):
+        _save_with_stock(obj, changed_fields=form.changed_data, user=request.user)
+
+    def delete_model(self, request, obj):
+        product_services.product_delete(product_id=obj.pk)
+
+    def delete_queryset(self, request, queryset):
+        for product_id in queryset.values_list("pk", flat=True):
+            product_services.product_delete(product_id=product_id)
+
     def save_formset(self, request, form, formset, change):
         if formset.model is not Variant:
             return super().save_formset(request, form, formset, change)
-        instances = formset.save(commit=False)
+        formset.save(commit=False)
         for variant in formset.deleted_objects:
-            variant.delete()
-        for variant in instances:
+            variant_services.variant_delete(variant_id=variant.pk)
+        changed = dict(formset.changed_objects)
+        for variant in [*formset.new_objects, *changed]:
             variant_services.variant_derive(variant=variant)
-            variant.save()
+            _save_with_stock(
+                variant,
+                changed_fields=changed.get(variant, []),
+                user=request.user,
+                product=form.instance,
+            )
         formset.save_m2m()
         return None
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        # Derived prices and stock status follow the product and its variants.
+        # Derived prices and the stock fields follow the product and its variants.
         product_services.product_refresh(product=form.instance)
 
     @admin.action(description="Publish (status active)")
@@ -352,7 +427,9 @@ class VariantAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         variant_services.variant_derive(variant=obj)
-        super().save_model(request, obj, form, change)
+        _save_with_stock(
+            obj, changed_fields=form.changed_data, user=request.user, product=obj.product
+        )
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -364,6 +441,10 @@ class VariantAdmin(admin.ModelAdmin):
 
     def delete_model(self, request, obj):
         variant_services.variant_delete(variant_id=obj.pk)
+
+    def delete_queryset(self, request, queryset):
+        for variant_id in queryset.values_list("pk", flat=True):
+            variant_services.variant_delete(variant_id=variant_id)
 
 
 @admin.register(Category)

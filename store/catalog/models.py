@@ -112,7 +112,9 @@ class AttributeTerm(models.Model):
 
 
 class Product(models.Model):
-    """A product. Fields marked derived are recomputed by services.product_refresh."""
+    """A product. Fields marked derived are recomputed by services.product_refresh;
+    `stock_quantity` and `stock_status` (of variants too) are written only by the inventory
+    (store.inventory.services), from the stock levels."""
 
     title = models.CharField(max_length=255)
     slug = models.SlugField(max_length=255, unique=True, allow_unicode=True)

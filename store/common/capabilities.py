@@ -77,6 +77,8 @@ SHOP_MANAGER_CAPABILITIES = (
 )
 # Shop managers also get the Django admin's model permissions of these apps.
 SHOP_MANAGER_ADMIN_APPS = ("store_catalog", "store_media", "store_reviews")
+# ... and of orders, customers and the inventory (issue 6).
+SHOP_MANAGER_ADMIN_APPS += ("store_orders", "store_customers", "store_inventory")
 # The seeded "Store administrator" role: manage_options, for administrators who are not
 # Django superusers.
 ADMINISTRATOR_ROLE = "Store administrator"

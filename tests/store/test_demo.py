@@ -2,9 +2,12 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.test import TestCase
 
 from store.catalog.models import Attribute, Brand, Category, Product, Variant
+from store.inventory.models import StockMovement, Warehouse
 from store.media.models import MediaImage
+from store.orders.models import Order
 from store.reviews.models import Review
 
 pytestmark = pytest.mark.django_db
@@ -40,3 +43,36 @@ def test_seed_demo_adds_a_store_catalog_and_is_idempotent(settings):
         MediaImage.objects.count(),
         Review.objects.count(),
     ) == counts
+
+
+def test_seed_demo_adds_orders_in_several_statuses_with_their_stock(settings):
+    settings.DEBUG = True
+    out = StringIO()
+    with TestCase.captureOnCommitCallbacks(execute=True):  # the stock tasks run on commit
+        call_command("seed_demo", stdout=out)
+    statuses = set(Order.objects.values_list("status", flat=True))
+    assert statuses == {
+        "pending",
+        "on_hold",
+        "processing",
+        "shipped",
+        "completed",
+        "cancelled",
+        "refunded",
+    }
+    assert set(Order.objects.values_list("payment_status", flat=True)) >= {
+        "unpaid",
+        "paid",
+        "refunded",
+    }
+    assert Order.objects.filter(fulfillment_status="fulfilled").count() == 2
+    assert Order.objects.filter(customer__user__email="developer@example.com").count() == 4
+    assert Warehouse.objects.count() == 2
+    tote = Product.objects.get(sku="TOTE-1")
+    assert tote.stock_quantity == 30 - 1 - 2  # pending and completed hold; refunded gave back
+    assert all(
+        number in out.getvalue() for number in Order.objects.values_list("order_number", flat=True)
+    )
+    counts = (Order.objects.count(), StockMovement.objects.count())
+    call_command("seed_demo", stdout=StringIO())
+    assert (Order.objects.count(), StockMovement.objects.count()) == counts

@@ -86,6 +86,24 @@ def test_the_description_covers_ec_v1_only(schema):
         "/media",
         "/media/{media_id}",
         "/auth/nonce",
+        # Orders (issue 6)
+        "/orders",
+        "/orders/{order_id}",
+        "/orders/{order_id}/status",
+        "/orders/{order_id}/payment-status",
+        "/orders/{order_id}/fulfillment-status",
+        "/orders/bulk",
+        "/orders/stats",
+        "/orders/statuses",
+        "/orders/{order_id}/items",
+        "/orders/{order_id}/items/{item_id}",
+        "/orders/{order_id}/payments",
+        "/payments/{payment_id}",
+        "/orders/{order_id}/shipments",
+        "/shipments/{shipment_id}",
+        "/account/orders",
+        "/account/orders/{order_id}",
+        "/order-received/{order_id}",
     } == set(schema["paths"])
     assert not any(path.startswith("/docs") for path in schema["paths"])
 

@@ -18,15 +18,11 @@ from store.catalog.models import (
     Variant,
     VariantAttribute,
 )
-from store.catalog.rules import (
-    base_slug,
-    combine_stock_status,
-    derive_price,
-    derive_stock_status,
-    unique_value,
-)
+from store.catalog.rules import base_slug, derive_price, unique_value
 from store.catalog.services.common import Problems, check_identifiers
+from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.inventory import services as inventory
 from store.media.models import MediaImage
 
 # Fields copied as they are from the validated input.
@@ -43,7 +39,6 @@ PLAIN_FIELDS = (
     "regular_price",
     "sale_price",
     "track_inventory",
-    "stock_quantity",
     "allow_backorders",
     "low_stock_threshold",
     "weight",
@@ -187,8 +182,6 @@ def _apply(product: Product, fields: dict, resolved: dict) -> None:
     for name in PLAIN_FIELDS:
         if name in fields:
             setattr(product, name, fields[name])
-    if "stock_status" in fields:
-        product.stock_status = fields["stock_status"]
     if "brand" in resolved:
         product.brand = resolved["brand"]
     if "featured_image" in resolved:
@@ -252,23 +245,17 @@ def _save(product: Product, *, slug_generated: bool = False) -> None:
 def _derive_simple(product: Product) -> None:
     product.price, product.on_sale = derive_price(product.regular_price, product.sale_price)
     product.min_price = product.max_price = product.price
-    product.stock_status = derive_stock_status(
-        track=product.track_inventory,
-        quantity=product.stock_quantity,
-        backorders=product.allow_backorders,
-        manual=product.stock_status,
-    )
 
 
 def _derive(product: Product) -> None:
-    """Set the derived fields from the product and, for variable products, its variants."""
+    """Set the derived prices from the product and, for variable products, its variants.
+
+    The stock fields are the inventory's (store.catalog.services.stock)."""
     _derive_simple(product)
     if product.type != ProductType.VARIABLE or not product.pk:
         return
     variants = list(
-        Variant.objects.filter(product=product, enabled=True).values_list(
-            "price", "on_sale", "stock_status", "track_inventory", "stock_quantity"
-        )
+        Variant.objects.filter(product=product, enabled=True).values_list("price", "on_sale")
     )
     if not variants:
         return
@@ -279,23 +266,20 @@ def _derive(product: Product) -> None:
     else:
         product.min_price = product.max_price = product.price = None
     product.on_sale = any(row[1] for row in variants)
-    product.stock_status = combine_stock_status([row[2] for row in variants])
-    if any(row[3] for row in variants):
-        product.stock_quantity = sum(max(row[4], 0) for row in variants if row[3])
 
 
 def product_refresh(*, product: Product) -> Product:
-    """Recompute and store the derived fields (prices, sale flag, stock status)."""
+    """Recompute and store the derived fields (prices, sale flag; the stock fields through
+    the inventory)."""
     _derive(product)
     Product.objects.filter(pk=product.pk).update(
         price=product.price,
         min_price=product.min_price,
         max_price=product.max_price,
         on_sale=product.on_sale,
-        stock_status=product.stock_status,
-        stock_quantity=product.stock_quantity,
     )
     invalidate()
+    stock_refresh(product=product)
     return product
 
 
@@ -317,11 +301,22 @@ def product_create(*, fields: dict, user=None) -> Product:
     _derive(product)
     _save(product, slug_generated=generated)
     _save_relations(product, resolved)
+    _write_stock(product, fields, user=user)
     return product
 
 
+def _write_stock(product: Product, fields: dict, *, user=None) -> None:
+    stock_write(
+        product=product,
+        quantity=fields.get("stock_quantity"),
+        manual_status=fields.get("stock_status"),
+        user=user,
+    )
+    stock_refresh(product=product)
+
+
 @transaction.atomic
-def product_update(*, product_id: int, fields: dict) -> Product:
+def product_update(*, product_id: int, fields: dict, user=None) -> Product:
     product = get_for_update(product_id)
     fields = _normalise(fields, creating=False)
     problems = Problems()
@@ -339,13 +334,19 @@ def product_update(*, product_id: int, fields: dict) -> Product:
     _derive(product)
     _save(product)
     _save_relations(product, resolved)
+    _write_stock(product, fields, user=user)
     return product
 
 
 @transaction.atomic
 def product_delete(*, product_id: int) -> None:
-    """Delete a product with its variants, gallery entries and reviews."""
+    """Delete a product with its variants, gallery entries and reviews; its stock is written
+    out of the inventory ledger first."""
     product = get_for_update(product_id)
+    inventory.stock_discard(
+        product_id=product.pk,
+        reference=inventory.Reference(type="product", id=str(product.pk), note="Deleted"),
+    )
     product.delete()
 
 
@@ -361,7 +362,8 @@ def _copy_sku(sku: str) -> str:
 def product_duplicate(*, product_id: int) -> Product:
     """A draft copy: fields, categories, images, attributes and variants; unique SKU and slug.
 
-    Barcodes are not copied (a barcode names one item); ratings and sales start at zero.
+    Barcodes are not copied (a barcode names one item); ratings and sales start at zero;
+    stock is not copied either (a copy holds no units until some are set).
     """
     source = get_for_update(product_id)
     categories = list(source.categories.all())
@@ -379,6 +381,7 @@ def product_duplicate(*, product_id: int) -> Product:
     copy.average_rating = 0
     copy.review_count = 0
     copy.total_sales = 0
+    copy.stock_quantity = 0
     copy.created_at = timezone.now()
     _save(copy, slug_generated=True)
     copy.categories.set(categories)
@@ -393,12 +396,14 @@ def product_duplicate(*, product_id: int) -> Product:
         variant.product = copy
         variant.sku = _copy_sku(variant.sku)
         variant.barcode = ""
+        variant.stock_quantity = 0
         variant.created_at = timezone.now()
         variant.save()
         VariantAttribute.objects.bulk_create(
             VariantAttribute(variant=variant, attribute_id=link.attribute_id, term_id=link.term_id)
             for link in links
         )
+    stock_refresh(product=copy)
     return copy
 
 

@@ -1,12 +1,12 @@
 """Variant writes. Every one locks the product row (so combination checks cannot race) and
-refreshes the product's derived prices and stock status."""
+refreshes the product's derived prices and, through the inventory, its stock fields."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
 from store.catalog.models import Attribute, AttributeTerm, Variant, VariantAttribute
-from store.catalog.rules import derive_price, derive_stock_status
+from store.catalog.rules import derive_price
 from store.catalog.services.common import Problems, check_identifiers
 from store.catalog.services.products import (
     check_variable,
@@ -15,7 +15,9 @@ from store.catalog.services.products import (
     next_sort_order,
     product_refresh,
 )
+from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.inventory import services as inventory
 from store.media.models import MediaImage
 
 PLAIN_FIELDS = (
@@ -25,7 +27,6 @@ PLAIN_FIELDS = (
     "regular_price",
     "sale_price",
     "track_inventory",
-    "stock_quantity",
     "allow_backorders",
     "weight",
     "length",
@@ -87,14 +88,9 @@ def _combination_taken(product_id: int, term_ids: set[int], exclude_id: int | No
     return any(combos.get(vid, set()) == term_ids for vid in others.values_list("pk", flat=True))
 
 
-def _derive(variant: Variant, manual_status: str | None) -> None:
+def _derive(variant: Variant) -> None:
+    """The derived prices (the stock fields are the inventory's)."""
     variant.price, variant.on_sale = derive_price(variant.regular_price, variant.sale_price)
-    variant.stock_status = derive_stock_status(
-        track=variant.track_inventory,
-        quantity=variant.stock_quantity,
-        backorders=variant.allow_backorders,
-        manual=manual_status or variant.stock_status,
-    )
 
 
 def _auto_title(product_title: str, terms: list[AttributeTerm]) -> str:
@@ -102,7 +98,7 @@ def _auto_title(product_title: str, terms: list[AttributeTerm]) -> str:
     return f"{product_title} - {names}"[:255] if names else product_title[:255]
 
 
-def _write(variant: Variant, fields: dict, *, creating: bool) -> Variant:
+def _write(variant: Variant, fields: dict, *, creating: bool, user=None) -> Variant:
     product = variant.product
     fields = dict(fields)
     if "price" in fields:
@@ -164,7 +160,7 @@ def _write(variant: Variant, fields: dict, *, creating: bool) -> Variant:
         variant.title = _auto_title(product.title, terms)
     elif creating and not variant.title:
         variant.title = product.title[:255]
-    _derive(variant, fields.get("stock_status"))
+    _derive(variant)
     try:
         with transaction.atomic():
             variant.save()
@@ -179,7 +175,15 @@ def _write(variant: Variant, fields: dict, *, creating: bool) -> Variant:
             for term in terms
         )
         ensure_product_terms(product=product, terms=terms)
+    stock_write(
+        product=product,
+        variant=variant,
+        quantity=fields.get("stock_quantity"),
+        manual_status=fields.get("stock_status"),
+        user=user,
+    )
     product_refresh(product=product)
+    stock_refresh(product=product, variant=variant)
     return variant
 
 
@@ -190,27 +194,38 @@ def _was_auto(variant: Variant) -> bool:
 
 
 def variant_derive(*, variant: Variant) -> Variant:
-    """Set a variant's derived fields (price, sale flag, stock status) before it is saved."""
-    _derive(variant, None)
+    """Set a variant's derived prices (price, sale flag) before it is saved."""
+    _derive(variant)
     return variant
 
 
 @transaction.atomic
-def variant_create(*, product_id: int, fields: dict) -> Variant:
+def variant_create(*, product_id: int, fields: dict, user=None) -> Variant:
     product = get_for_update(product_id)
     check_variable(product)
-    return _write(Variant(product=product), fields, creating=True)
+    return _write(Variant(product=product), fields, creating=True, user=user)
 
 
 @transaction.atomic
-def variant_update(*, variant_id: int, fields: dict) -> Variant:
-    return _write(_variant_for_update(variant_id), fields, creating=False)
+def variant_update(*, variant_id: int, fields: dict, user=None) -> Variant:
+    return _write(_variant_for_update(variant_id), fields, creating=False, user=user)
+
+
+def _discard_stock(variant_ids) -> None:
+    for variant_id, product_id in variant_ids:
+        inventory.stock_discard(
+            product_id=product_id,
+            variant_id=variant_id,
+            reference=inventory.Reference(type="variant", id=str(variant_id), note="Deleted"),
+        )
 
 
 @transaction.atomic
 def variant_delete(*, variant_id: int) -> None:
+    """Delete a variant; its stock is written out of the inventory ledger first."""
     variant = _variant_for_update(variant_id)
     product = variant.product
+    _discard_stock([(variant.pk, product.pk)])
     variant.delete()
     product_refresh(product=product)
 
@@ -218,10 +233,11 @@ def variant_delete(*, variant_id: int) -> None:
 @transaction.atomic
 def variants_delete_all(*, product_id: int) -> int:
     product = get_for_update(product_id)
-    deleted = Variant.objects.filter(product=product).count()
+    ids = list(Variant.objects.filter(product=product).values_list("pk", flat=True))
+    _discard_stock([(pk, product.pk) for pk in ids])
     Variant.objects.filter(product=product).delete()
     product_refresh(product=product)
-    return deleted
+    return len(ids)
 
 
 @transaction.atomic

@@ -24,6 +24,7 @@ from store.common.permissions import PUBLIC, can, ensure_capability
 from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
+from store.inventory import selectors as inventory_selectors
 from store.settings import selectors as store_settings
 
 from ..serializers import products as s
@@ -198,8 +199,9 @@ class ProductLookupView(StoreAPIView):
         responses={200: s.LookupSerializer},
         description="Resolves a product by its EAN or a variant by its barcode. The barcode "
         "must be a valid EAN-8, UPC-A, EAN-13 or GTIN-14 (check digit verified; else 400 "
-        "`invalid_barcode`). warehouse_id 0 (the default) is the store's own stock; other "
-        "warehouses answer 404 `warehouse_not_found` until inventory warehouses exist.",
+        "`invalid_barcode`). `stock_quantity` is the item's stock in `warehouse_id` (0, the "
+        "default, is the default warehouse); an unknown warehouse answers 404 "
+        "`warehouse_not_found`.",
     )
     def get(self, request):
         query = validate_query(s.LookupQuerySerializer, request.query_params)
@@ -207,8 +209,7 @@ class ProductLookupView(StoreAPIView):
         problem = barcode_problem(barcode)
         if problem:
             raise invalid_params({"barcode": [problem]}, code="invalid_barcode")
-        if query["warehouse_id"] != 0:
-            raise not_found("warehouse", query["warehouse_id"])
+        warehouse = inventory_selectors.warehouse_get(query["warehouse_id"])
         found = selectors.product_by_barcode(barcode)
         if found is None:
             raise not_found("product", barcode)
@@ -217,8 +218,12 @@ class ProductLookupView(StoreAPIView):
             {
                 "match": "variant" if variant else "product",
                 "barcode": barcode,
-                "warehouse_id": 0,
-                "stock_quantity": (variant or product).stock_quantity,
+                "warehouse_id": query["warehouse_id"],
+                "stock_quantity": inventory_selectors.quantity_in(
+                    warehouse=warehouse,
+                    product_id=product.pk,
+                    variant_id=variant.pk if variant else None,
+                ),
                 "product": product_response(product),
                 "variant": s.variant_data(variant) if variant else None,
             }
@@ -264,7 +269,7 @@ class ProductDetailView(StoreResourceView):
         return product_response(product)
 
     def update(self, request, pk, fields):
-        services.product_update(product_id=pk, fields=fields)
+        services.product_update(product_id=pk, fields=fields, user=request.user)
 
     def remove(self, request, pk):
         services.product_delete(product_id=pk)

@@ -55,7 +55,7 @@ class ProductVariantsView(StoreAPIView):
     )
     def post(self, request, product_id):
         fields = validate_body(s.VariantWriteSerializer, request.data)
-        variant = services.variant_create(product_id=product_id, fields=fields)
+        variant = services.variant_create(product_id=product_id, fields=fields, user=request.user)
         variant = selectors.variant_get(variant.pk, include_unpublished=True)
         return Response(s.variant_data(variant), status=status.HTTP_201_CREATED)
 
@@ -111,7 +111,7 @@ class VariantDetailView(StoreResourceView):
         return s.variant_data(variant)
 
     def update(self, request, pk, fields):
-        services.variant_update(variant_id=pk, fields=fields)
+        services.variant_update(variant_id=pk, fields=fields, user=request.user)
 
     def remove(self, request, pk):
         services.variant_delete(variant_id=pk)

@@ -1,0 +1,48 @@
+"""The catalog's stock goes through the inventory (store.inventory.services).
+
+Products and variants carry `stock_quantity` and `stock_status`, but only the inventory
+writes them: a quantity sent to a catalog write becomes a stock movement in the default
+warehouse, a stock status sent for an item without tracked inventory is set there, and both
+fields are recomputed from the stock levels in the same transaction.
+"""
+
+from __future__ import annotations
+
+from store.catalog.models import Product, Variant
+from store.inventory import services as inventory
+
+
+def stock_write(
+    *,
+    product: Product,
+    variant: Variant | None = None,
+    quantity: int | None = None,
+    manual_status: str | None = None,
+    user=None,
+) -> None:
+    """Apply a quantity (the item's total for sale) and, for untracked items, a manual status."""
+    item = variant if variant is not None else product
+    reference = inventory.Reference(
+        type="variant" if variant is not None else "product",
+        id=str(item.pk),
+        actor=user,
+        note="Set in the catalog",
+    )
+    variant_id = variant.pk if variant is not None else None
+    if quantity is not None:
+        inventory.stock_set(
+            product_id=product.pk, variant_id=variant_id, quantity=quantity, reference=reference
+        )
+    if manual_status and not item.track_inventory and manual_status != item.stock_status:
+        inventory.stock_status_set(
+            product_id=product.pk, variant_id=variant_id, status=manual_status
+        )
+
+
+def stock_refresh(*, product: Product, variant: Variant | None = None) -> None:
+    """Recompute the stock fields of a product and its variants; update the given instances."""
+    refreshed = inventory.stock_fields_refresh(product_ids=[product.pk])
+    if product.pk in refreshed.products:
+        product.stock_quantity, product.stock_status = refreshed.products[product.pk]
+    if variant is not None and variant.pk in refreshed.variants:
+        variant.stock_quantity, variant.stock_status = refreshed.variants[variant.pk]

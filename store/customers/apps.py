@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class StoreCustomersConfig(AppConfig):
+    name = "store.customers"
+    label = "store_customers"
+    verbose_name = "Store: customers"

@@ -1,0 +1,16 @@
+from django.db import models
+
+
+class MovementReason(models.TextChoices):
+    """Why the stock of one level changed (every change is a movement)."""
+
+    INITIAL_STOCK = "initial_stock", "Initial stock"
+    MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
+    ITEM_DELETED = "item_deleted", "Product or variant deleted"
+    ORDER_PLACED = "order_placed", "Order placed"
+    ORDER_EDITED = "order_edited", "Order items changed"
+    ORDER_REOPENED = "order_reopened", "Order reopened"
+    ORDER_CANCELLED = "order_cancelled", "Order cancelled"
+    ORDER_REFUNDED = "order_refunded", "Order refunded"
+    ORDER_FAILED = "order_failed", "Order failed"
+    ORDER_DELETED = "order_deleted", "Order deleted"

@@ -1,0 +1,704 @@
+"""Every change of stock, in one place.
+
+Each public function runs in one transaction that locks what it changes in a fixed order —
+the products concerned (by pk), then their stock levels (by pk) — so two writers never
+deadlock and never both take the last unit. Each change of a level writes its StockMovement
+(the ledger) and, before the transaction ends, the `stock_quantity` and `stock_status` of the
+products and variants concerned are recomputed from the levels (`stock_fields_refresh`).
+
+Callers that lock rows of their own (an order) lock them before calling in, so the order of
+locks is always: the caller's row, products, levels.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q, Sum
+from django.utils import timezone
+
+from common.errors import Conflict
+from store.catalog.cache import invalidate as invalidate_catalog
+from store.catalog.choices import ProductType, StockStatus
+from store.catalog.models import Product, Variant
+from store.catalog.rules import (
+    base_slug,
+    combine_stock_status,
+    derive_stock_status,
+    unique_value,
+)
+from store.common.errors import invalid_params, not_found, rule_broken
+from store.inventory.choices import MovementReason
+from store.inventory.models import StockLevel, StockMovement, Warehouse
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_WAREHOUSE_NAME = "Main warehouse"
+DEFAULT_WAREHOUSE_CODE = "main"
+
+
+# --- Warehouses ----------------------------------------------------------------------------------
+
+
+def default_warehouse() -> Warehouse:
+    """The default warehouse; created when missing (a fresh or flushed database)."""
+    found = Warehouse.objects.filter(is_default=True).first()
+    if found is not None:
+        return found
+    code = unique_value(
+        DEFAULT_WAREHOUSE_CODE, lambda v: Warehouse.objects.filter(code=v).exists(), limit=64
+    )
+    try:
+        with transaction.atomic():
+            return Warehouse.objects.create(
+                name=DEFAULT_WAREHOUSE_NAME, code=code, is_default=True, is_active=True
+            )
+    except IntegrityError:  # another transaction made it first
+        return Warehouse.objects.get(is_default=True)
+
+
+def warehouse_ensure_default_on_migrate(sender, using="default", **kwargs) -> None:
+    """post_migrate (also after a test flush): the default warehouse is always present."""
+    if getattr(sender, "label", None) == "store_inventory":
+        default_warehouse()
+
+
+def _warehouse_for_update(warehouse_id: int) -> Warehouse:
+    warehouse = Warehouse.objects.select_for_update().filter(pk=warehouse_id).first()
+    if warehouse is None:
+        raise not_found("warehouse", warehouse_id)
+    return warehouse
+
+
+WAREHOUSE_FIELDS = ("name", "code", "priority", "address", "city", "postcode", "country")
+
+
+@transaction.atomic
+def warehouse_create(*, fields: dict) -> Warehouse:
+    problems = {}
+    if not fields.get("name"):
+        problems["name"] = ["A warehouse needs a name."]
+    code = fields.get("code")
+    if code and Warehouse.objects.filter(code=code).exists():
+        problems["code"] = [f"Code {code!r} is already used."]
+    if problems:
+        raise invalid_params(problems)
+    warehouse = Warehouse(is_active=fields.get("is_active", True))
+    for name in WAREHOUSE_FIELDS:
+        if name in fields:
+            setattr(warehouse, name, fields[name])
+    if not warehouse.code:
+        warehouse.code = unique_value(
+            base_slug(warehouse.name, "warehouse")[:60],
+            lambda v: Warehouse.objects.filter(code=v).exists(),
+            limit=64,
+        )
+    warehouse.save()
+    return warehouse
+
+
+@transaction.atomic
+def warehouse_update(*, warehouse_id: int, fields: dict) -> Warehouse:
+    warehouse = _warehouse_for_update(warehouse_id)
+    code = fields.get("code")
+    if code and Warehouse.objects.filter(code=code).exclude(pk=warehouse.pk).exists():
+        raise invalid_params({"code": [f"Code {code!r} is already used."]})
+    for name in WAREHOUSE_FIELDS:
+        if name in fields:
+            setattr(warehouse, name, fields[name])
+    warehouse.save()
+    if "is_active" in fields and fields["is_active"] != warehouse.is_active:
+        warehouse_set_active(warehouse_id=warehouse.pk, active=fields["is_active"])
+        warehouse.refresh_from_db()
+    return warehouse
+
+
+@transaction.atomic
+def warehouse_set_default(*, warehouse_id: int) -> Warehouse:
+    """Make an active warehouse the default (the old default stays, as an ordinary one)."""
+    warehouse = _warehouse_for_update(warehouse_id)
+    if warehouse.is_default:
+        return warehouse
+    if not warehouse.is_active:
+        raise rule_broken(
+            "Activate the warehouse before making it the default.", code="warehouse_inactive"
+        )
+    Warehouse.objects.select_for_update().filter(is_default=True).update(is_default=False)
+    Warehouse.objects.filter(pk=warehouse.pk).update(is_default=True)
+    warehouse.is_default = True
+    return warehouse
+
+
+@transaction.atomic
+def warehouse_set_active(*, warehouse_id: int, active: bool) -> Warehouse:
+    """Activate or deactivate; stock in inactive warehouses stops counting as for sale."""
+    warehouse = _warehouse_for_update(warehouse_id)
+    if warehouse.is_active == active:
+        return warehouse
+    if not active and warehouse.is_default:
+        raise rule_broken(
+            "The default warehouse cannot be deactivated; make another one the default first.",
+            code="default_warehouse",
+        )
+    product_ids = sorted(
+        set(StockLevel.objects.filter(warehouse=warehouse).values_list("product_id", flat=True))
+    )
+    _lock_products(product_ids)
+    Warehouse.objects.filter(pk=warehouse.pk).update(is_active=active, updated_at=timezone.now())
+    warehouse.is_active = active
+    stock_fields_refresh(product_ids=product_ids)
+    return warehouse
+
+
+@transaction.atomic
+def warehouse_delete(*, warehouse_id: int) -> None:
+    """Delete a warehouse that never held stock; others are deactivated instead."""
+    warehouse = _warehouse_for_update(warehouse_id)
+    if warehouse.is_default:
+        raise rule_broken(
+            "The default warehouse cannot be deleted; make another one the default first.",
+            code="default_warehouse",
+        )
+    if warehouse.levels.exists() or warehouse.movements.exists():
+        raise rule_broken(
+            "This warehouse has stock or stock history; deactivate it instead.",
+            code="warehouse_in_use",
+            status=409,
+        )
+    warehouse.delete()
+
+
+# --- Locks and levels ----------------------------------------------------------------------------
+
+
+def _lock_products(product_ids: Iterable[int]) -> list[int]:
+    """Lock product rows in pk order (a product's row is the lock of its variants' stock)."""
+    ids = sorted(set(product_ids))
+    if not ids:
+        return []
+    return list(
+        Product.objects.select_for_update()
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def _item_filter(pairs: Iterable[tuple[int, int | None]]) -> Q:
+    query = Q(pk__in=[])
+    for product_id, variant_id in pairs:
+        if variant_id is None:
+            query |= Q(product_id=product_id, variant__isnull=True)
+        else:
+            query |= Q(variant_id=variant_id)
+    return query
+
+
+def _lock_levels(query: Q) -> list[StockLevel]:
+    """Lock levels in pk order (their warehouse is read along, not locked)."""
+    return list(
+        StockLevel.objects.select_for_update(of=("self",))
+        .filter(query)
+        .select_related("warehouse")
+        .order_by("pk")
+    )
+
+
+def _level(warehouse: Warehouse, product_id: int, variant_id: int | None) -> StockLevel:
+    """The level of an item in a warehouse, created at zero (the caller holds the product lock)."""
+    level, _created = StockLevel.objects.get_or_create(
+        warehouse=warehouse, product_id=product_id, variant_id=variant_id
+    )
+    level.warehouse = warehouse
+    return level
+
+
+def _sku(product_id: int, variant_id: int | None) -> str:
+    if variant_id is not None:
+        return Variant.objects.filter(pk=variant_id).values_list("sku", flat=True).first() or ""
+    return Product.objects.filter(pk=product_id).values_list("sku", flat=True).first() or ""
+
+
+def _skus(levels: Iterable[StockLevel]) -> dict[int, str]:
+    """{level id: SKU of its item} in two queries."""
+    levels = list(levels)
+    products = dict(
+        Product.objects.filter(pk__in={lv.product_id for lv in levels}).values_list("pk", "sku")
+    )
+    variants = dict(
+        Variant.objects.filter(
+            pk__in={lv.variant_id for lv in levels if lv.variant_id}
+        ).values_list("pk", "sku")
+    )
+    return {
+        lv.pk: (
+            variants.get(lv.variant_id, "") if lv.variant_id else products.get(lv.product_id, "")
+        )
+        for lv in levels
+    }
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What caused a change: `type` and `id` (an order: "order", "42"), who, and a note."""
+
+    type: str = ""
+    id: str = ""
+    actor: object = None
+    note: str = ""
+
+
+def _post(
+    level: StockLevel,
+    delta: int,
+    *,
+    reason: str,
+    reference: Reference,
+    key: str,
+    line: int | None = None,
+    sku: str = "",
+) -> StockMovement:
+    """Change one locked level by `delta` and write its movement."""
+    StockLevel.objects.filter(pk=level.pk).update(
+        quantity=F("quantity") + delta, updated_at=timezone.now()
+    )
+    level.quantity += delta
+    try:
+        with transaction.atomic():
+            return StockMovement.objects.create(
+                level=level,
+                warehouse_id=level.warehouse_id,
+                product_id=level.product_id,
+                variant_id=level.variant_id,
+                sku=sku[:64],
+                quantity=delta,
+                quantity_after=level.quantity,
+                reason=reason,
+                reference_type=reference.type,
+                reference_id=str(reference.id),
+                reference_line=line,
+                note=reference.note[:255],
+                idempotency_key=key,
+                actor=reference.actor
+                if getattr(reference.actor, "is_authenticated", False)
+                else None,
+            )
+    except IntegrityError:
+        raise Conflict(
+            f"The stock change {key!r} was already made.", code="duplicate_stock_movement"
+        ) from None
+
+
+# --- Derived fields ------------------------------------------------------------------------------
+
+
+@dataclass
+class Refreshed:
+    """The stock fields after a refresh: {product id: (quantity, status)}, the same for variants."""
+
+    products: dict[int, tuple[int, str]] = field(default_factory=dict)
+    variants: dict[int, tuple[int, str]] = field(default_factory=dict)
+
+
+def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
+    """Recompute `stock_quantity` and `stock_status` of products and their variants.
+
+    Quantity: the sum of the item's levels in active warehouses. Status: with tracked
+    inventory, in stock above zero, else on backorder when allowed, else out of stock; without
+    tracking, the status set by hand. A variable product with enabled variants takes the best
+    status of those variants and, when any of them is tracked, the sum of their quantities
+    (backordered ones count as zero).
+    """
+    ids = sorted(set(product_ids))
+    out = Refreshed()
+    if not ids:
+        return out
+    totals = {
+        (row["product_id"], row["variant_id"]): row["total"]
+        for row in StockLevel.objects.filter(product_id__in=ids, warehouse__is_active=True)
+        .values("product_id", "variant_id")
+        .annotate(total=Sum("quantity"))
+        .order_by()
+    }
+    fields = ("pk", "track_inventory", "allow_backorders", "stock_status", "stock_quantity")
+    variants_of: dict[int, list[tuple[bool, bool, int, str]]] = defaultdict(list)
+    changed = False
+    for row in Variant.objects.filter(product_id__in=ids).values(*fields, "product_id", "enabled"):
+        quantity = totals.get((row["product_id"], row["pk"]), 0)
+        status = derive_stock_status(
+            track=row["track_inventory"],
+            quantity=quantity,
+            backorders=row["allow_backorders"],
+            manual=row["stock_status"],
+        )
+        if (quantity, status) != (row["stock_quantity"], row["stock_status"]):
+            Variant.objects.filter(pk=row["pk"]).update(
+                stock_quantity=quantity, stock_status=status
+            )
+            changed = True
+        out.variants[row["pk"]] = (quantity, status)
+        if row["enabled"]:
+            variants_of[row["product_id"]].append(
+                (row["track_inventory"], row["allow_backorders"], quantity, status)
+            )
+    for row in Product.objects.filter(pk__in=ids).values(*fields, "type"):
+        quantity = totals.get((row["pk"], None), 0)
+        status = derive_stock_status(
+            track=row["track_inventory"],
+            quantity=quantity,
+            backorders=row["allow_backorders"],
+            manual=row["stock_status"],
+        )
+        enabled = variants_of.get(row["pk"], [])
+        if row["type"] == ProductType.VARIABLE and enabled:
+            status = combine_stock_status([v[3] for v in enabled])
+            if any(v[0] for v in enabled):
+                quantity = sum(max(v[2], 0) for v in enabled if v[0])
+        if (quantity, status) != (row["stock_quantity"], row["stock_status"]):
+            Product.objects.filter(pk=row["pk"]).update(
+                stock_quantity=quantity, stock_status=status
+            )
+            changed = True
+        out.products[row["pk"]] = (quantity, status)
+    if changed:
+        invalidate_catalog()
+    return out
+
+
+@transaction.atomic
+def stock_status_set(*, product_id: int, variant_id: int | None = None, status: str) -> None:
+    """The stock status of an item without tracked inventory, set by hand."""
+    _lock_products([product_id])
+    model, pk = (Variant, variant_id) if variant_id is not None else (Product, product_id)
+    item = model.objects.filter(pk=pk).values("track_inventory").first()
+    if item is None:
+        raise not_found("variant" if variant_id is not None else "product", pk)
+    if item["track_inventory"]:
+        raise invalid_params(
+            {"stock_status": ["The stock status follows the stock while inventory is tracked."]}
+        )
+    if status not in StockStatus.values:
+        raise invalid_params({"stock_status": [f"Not a stock status: {status!r}."]})
+    model.objects.filter(pk=pk).update(stock_status=status)
+    stock_fields_refresh(product_ids=[product_id])
+
+
+# --- Setting stock by hand -----------------------------------------------------------------------
+
+
+def _check_item(product_id: int, variant_id: int | None) -> None:
+    if variant_id is None:
+        if not Product.objects.filter(pk=product_id).exists():
+            raise not_found("product", product_id)
+    elif not Variant.objects.filter(pk=variant_id, product_id=product_id).exists():
+        raise not_found("variant", variant_id)
+
+
+@transaction.atomic
+def stock_set(
+    *,
+    product_id: int,
+    variant_id: int | None = None,
+    quantity: int,
+    warehouse_id: int | None = None,
+    reason: str = MovementReason.MANUAL_ADJUSTMENT,
+    reference: Reference | None = None,
+    idempotency_key: str | None = None,
+) -> StockMovement | None:
+    """Set how many units of an item there are; answers the movement (None: nothing changed).
+
+    With `warehouse_id` the level in that warehouse becomes `quantity`. Without it `quantity`
+    is the item's total for sale (its levels in active warehouses): the default warehouse's
+    level is adjusted to make it so, which other warehouses' stock may make impossible
+    (400 `stock_in_other_warehouses`). A repeated `idempotency_key` changes nothing.
+    """
+    reference = reference or Reference()
+    if quantity < 0:
+        raise invalid_params({"stock_quantity": ["Stock cannot be set below zero."]})
+    _lock_products([product_id])
+    _check_item(product_id, variant_id)
+    if idempotency_key and StockMovement.objects.filter(idempotency_key=idempotency_key).exists():
+        return None
+    levels = _lock_levels(_item_filter([(product_id, variant_id)]))
+    if warehouse_id is not None:
+        warehouse = Warehouse.objects.filter(pk=warehouse_id).first()
+        if warehouse is None:
+            raise not_found("warehouse", warehouse_id)
+        level = next((lv for lv in levels if lv.warehouse_id == warehouse.pk), None)
+        level = level or _level(warehouse, product_id, variant_id)
+        delta = quantity - level.quantity
+    else:
+        warehouse = default_warehouse()
+        level = next((lv for lv in levels if lv.warehouse_id == warehouse.pk), None)
+        elsewhere = sum(
+            lv.quantity
+            for lv in levels
+            if lv.warehouse.is_active and lv.warehouse_id != warehouse.pk
+        )
+        if quantity < elsewhere:
+            raise invalid_params(
+                {
+                    "stock_quantity": [
+                        f"Other warehouses hold {elsewhere} of this item, so the total cannot "
+                        f"be {quantity}; change their stock first."
+                    ]
+                },
+                code="stock_in_other_warehouses",
+            )
+        current = level.quantity if level is not None else 0
+        delta = quantity - elsewhere - current
+        if delta and level is None:
+            level = _level(warehouse, product_id, variant_id)
+    if delta == 0:
+        return None
+    movement = _post(
+        level,
+        delta,
+        reason=reason,
+        reference=reference,
+        key=idempotency_key or f"set:{uuid.uuid4().hex}",
+        sku=_sku(product_id, variant_id),
+    )
+    stock_fields_refresh(product_ids=[product_id])
+    return movement
+
+
+@transaction.atomic
+def stock_discard(
+    *, product_id: int, variant_id: int | None = None, reference: Reference | None = None
+) -> list[StockMovement]:
+    """Write the stock of an item about to be deleted out of the ledger (to zero).
+
+    Without `variant_id` the product's own stock and every variant's go.
+    """
+    reference = reference or Reference()
+    _lock_products([product_id])
+    query = Q(variant_id=variant_id) if variant_id is not None else Q(product_id=product_id)
+    movements = []
+    levels = _lock_levels(query)
+    skus = _skus(levels)
+    for level in levels:
+        if level.quantity:
+            movements.append(
+                _post(
+                    level,
+                    -level.quantity,
+                    reason=MovementReason.ITEM_DELETED,
+                    reference=reference,
+                    key=f"discard:{uuid.uuid4().hex}",
+                    sku=skus.get(level.pk, ""),
+                )
+            )
+    return movements
+
+
+# --- Stock held by orders (or anything else with lines) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Need:
+    """Units one line of a reference needs from an item's stock."""
+
+    line: int | None
+    product_id: int
+    variant_id: int | None
+    quantity: int
+    allow_backorders: bool = False
+    label: str = ""
+    sku: str = ""
+
+
+@dataclass(frozen=True)
+class Shortage:
+    need: Need
+    available: int
+
+
+class InsufficientStock(Conflict):
+    """409 `insufficient_stock`: some items do not have the units asked for."""
+
+    def __init__(self, shortages: list[Shortage], *, param=None) -> None:
+        self.shortages = shortages
+        parts = [
+            f"{s.need.label or s.need.sku or f'product {s.need.product_id}'}: "
+            f"{s.available} available, {s.need.quantity} wanted"
+            for s in shortages
+        ]
+        errors = None
+        if param is not None:
+            errors = {
+                param(s.need): [
+                    f"Only {max(s.available, 0)} in stock." if s.available > 0 else "Out of stock."
+                ]
+                for s in shortages
+            }
+        super().__init__(
+            "Not enough stock: " + "; ".join(parts) + ".",
+            code="insufficient_stock",
+            errors=errors,
+        )
+
+
+def _selling_order(level: StockLevel) -> tuple:
+    """Orders take from the default warehouse first, then by priority, then by id."""
+    return (not level.warehouse.is_default, level.warehouse.priority, level.warehouse_id)
+
+
+@transaction.atomic
+def stock_take(
+    *,
+    needs: list[Need],
+    reason: str,
+    reference: Reference,
+    key_prefix: str,
+    param=None,
+) -> list[StockMovement]:
+    """Take units for each need from active warehouses, atomically with the check.
+
+    Takes from the default warehouse first, then the others by priority. When an item has
+    fewer units for sale than its needs together ask for, nothing is taken and
+    InsufficientStock names every short item — unless the item allows backorders: then the
+    default warehouse's level goes below zero for the rest. `param(need)` names the request
+    parameter of a need in the refusal.
+    """
+    needs = [need for need in needs if need.quantity > 0]
+    if not needs:
+        return []
+    _lock_products(need.product_id for need in needs)
+    pairs = {(need.product_id, need.variant_id) for need in needs}
+    levels = [lv for lv in _lock_levels(_item_filter(pairs)) if lv.warehouse.is_active]
+    by_item: dict[tuple[int, int | None], list[StockLevel]] = defaultdict(list)
+    for level in levels:
+        by_item[(level.product_id, level.variant_id)].append(level)
+    for item_levels in by_item.values():
+        item_levels.sort(key=_selling_order)
+    wanted: dict[tuple[int, int | None], int] = defaultdict(int)
+    for need in needs:
+        wanted[(need.product_id, need.variant_id)] += need.quantity
+    shortages = []
+    for need in needs:
+        item = (need.product_id, need.variant_id)
+        available = sum(max(lv.quantity, 0) for lv in by_item[item])
+        if wanted[item] > available and not need.allow_backorders:
+            # Two lines of one item are checked together; name each of them.
+            shortages.append(Shortage(need, available))
+    if shortages:
+        raise InsufficientStock(shortages, param=param)
+    warehouse = None
+    movements = []
+    for need in needs:
+        item = (need.product_id, need.variant_id)
+        remaining = need.quantity
+        for level in by_item[item]:
+            if remaining == 0:
+                break
+            take = min(remaining, max(level.quantity, 0))
+            if take:
+                movements.append(
+                    _post(
+                        level,
+                        -take,
+                        reason=reason,
+                        reference=reference,
+                        key=f"{key_prefix}:{need.line}:{level.pk}",
+                        line=need.line,
+                        sku=need.sku,
+                    )
+                )
+                remaining -= take
+        if remaining:  # a backorder: the default warehouse goes below zero
+            warehouse = warehouse or default_warehouse()
+            level = next((lv for lv in by_item[item] if lv.warehouse_id == warehouse.pk), None)
+            if level is None:
+                level = _level(warehouse, need.product_id, need.variant_id)
+                by_item[item].append(level)
+            movements.append(
+                _post(
+                    level,
+                    -remaining,
+                    reason=reason,
+                    reference=reference,
+                    key=f"{key_prefix}:{need.line}:{level.pk}:b",
+                    line=need.line,
+                    sku=need.sku,
+                )
+            )
+    stock_fields_refresh(product_ids={need.product_id for need in needs})
+    return movements
+
+
+def held_by(*, reference_type: str, reference_id) -> dict[int | None, dict[int, int]]:
+    """What a reference holds: {line: {level id: units}} (levels that still exist, units > 0)."""
+    rows = (
+        StockMovement.objects.filter(
+            reference_type=reference_type, reference_id=str(reference_id), level__isnull=False
+        )
+        .values("reference_line", "level_id")
+        .annotate(total=Sum("quantity"))
+        .order_by()
+    )
+    out: dict[int | None, dict[int, int]] = defaultdict(dict)
+    for row in rows:
+        if row["total"] < 0:
+            out[row["reference_line"]][row["level_id"]] = -row["total"]
+    return dict(out)
+
+
+@transaction.atomic
+def stock_release(
+    *,
+    reference: Reference,
+    keep: dict[int | None, int],
+    reason: str,
+    key_prefix: str,
+) -> list[StockMovement]:
+    """Give back what a reference holds beyond `keep` ({line: units to keep}; others keep 0).
+
+    Units go back to the levels they were taken from, the last taken first. The caller holds
+    whatever lock serialises changes of this reference's holdings (an order's row).
+    """
+    held = held_by(reference_type=reference.type, reference_id=reference.id)
+    excess = {
+        line: sum(levels.values()) - keep.get(line, 0)
+        for line, levels in held.items()
+        if sum(levels.values()) > keep.get(line, 0)
+    }
+    if not excess:
+        return []
+    level_ids = {level_id for line in excess for level_id in held[line]}
+    product_ids = set(
+        StockLevel.objects.filter(pk__in=level_ids).values_list("product_id", flat=True)
+    )
+    _lock_products(product_ids)
+    levels = {lv.pk: lv for lv in _lock_levels(Q(pk__in=level_ids))}
+    skus = _skus(levels.values())
+    movements = []
+    for line, units in sorted(excess.items(), key=lambda item: (item[0] is None, item[0] or 0)):
+        order = sorted(
+            (levels[level_id] for level_id in held[line] if level_id in levels),
+            key=_selling_order,
+            reverse=True,
+        )
+        for level in order:
+            if units == 0:
+                break
+            back = min(units, held[line][level.pk])
+            movements.append(
+                _post(
+                    level,
+                    back,
+                    reason=reason,
+                    reference=reference,
+                    key=f"{key_prefix}:{line}:{level.pk}",
+                    line=line,
+                    sku=skus.get(level.pk, ""),
+                )
+            )
+            units -= back
+    stock_fields_refresh(product_ids=product_ids)
+    return movements

@@ -1,0 +1,728 @@
+"""Order bodies: input serializers (validate only) and the output shapes.
+
+Outputs are plain functions (`order_summary`, `order_detail`, ...) so a page of 100 orders is
+rendered without DRF's per-field machinery; the serializer classes beside them declare the
+same shapes for the OpenAPI description.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+from decimal import Decimal
+
+from django_countries import countries
+from rest_framework import serializers
+
+from store.catalog.api.serializers.fields import StrictIntField
+from store.common.money import MoneyField, money_str
+from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
+from store.orders.choices import (
+    FulfillmentStatus,
+    HistoryField,
+    OrderSource,
+    OrderStatus,
+    PaymentKind,
+    PaymentRecordStatus,
+    PaymentStatus,
+    ShipmentStatus,
+)
+from store.settings.sections import CURRENCY_CODES
+
+ADDRESS_FIELDS = (
+    "first_name",
+    "last_name",
+    "company",
+    "address_1",
+    "address_2",
+    "city",
+    "state",
+    "postcode",
+    "country",
+    "email",
+    "phone",
+)
+
+# --- Output -------------------------------------------------------------------------------------
+
+
+def iso(value) -> str | None:
+    """UTC ISO 8601 as DRF writes it (`...Z`), without building a field per value."""
+    if value is None:
+        return None
+    text = value.astimezone(UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def address_data(stored: dict | None) -> dict:
+    stored = stored or {}
+    return {name: stored.get(name, "") for name in ADDRESS_FIELDS}
+
+
+def _customer(order) -> dict | None:
+    customer = order.customer
+    if customer is None:
+        return None
+    return {
+        "id": customer.pk,
+        "email": customer.email,
+        "first_name": customer.first_name,
+        "last_name": customer.last_name,
+        "user_id": customer.user_id,
+    }
+
+
+def balance_due(order) -> Decimal:
+    return max(order.total - (order.amount_paid - order.amount_refunded), Decimal(0))
+
+
+def order_summary(order) -> dict:
+    """A list entry."""
+    return {
+        "id": order.pk,
+        "order_number": order.order_number,
+        "status": order.status,
+        "payment_status": order.payment_status,
+        "fulfillment_status": order.fulfillment_status,
+        "currency": order.currency,
+        "total": money_str(order.total),
+        "item_count": order.item_count,
+        "customer_id": order.customer_id,
+        "customer": _customer(order),
+        "created_at": iso(order.created_at),
+        "updated_at": iso(order.updated_at),
+    }
+
+
+def order_totals(order) -> dict:
+    """What a change of lines, payments or shipments changes on its order."""
+    return {
+        "id": order.pk,
+        "order_number": order.order_number,
+        "status": order.status,
+        "payment_status": order.payment_status,
+        "fulfillment_status": order.fulfillment_status,
+        "currency": order.currency,
+        "subtotal": money_str(order.subtotal),
+        "discount_total": money_str(order.discount_total),
+        "shipping_total": money_str(order.shipping_total),
+        "shipping_tax": money_str(order.shipping_tax),
+        "tax_total": money_str(order.tax_total),
+        "total": money_str(order.total),
+        "amount_paid": money_str(order.amount_paid),
+        "amount_refunded": money_str(order.amount_refunded),
+        "balance_due": money_str(balance_due(order)),
+        "item_count": order.item_count,
+    }
+
+
+def item_data(item, *, order=None) -> dict:
+    data = {
+        "id": item.pk,
+        "order_id": item.order_id,
+        "product_id": item.product_id,
+        "variant_id": item.variant_id,
+        "title": item.title,
+        "sku": item.sku,
+        "attributes": item.attributes,
+        "options": item.options,
+        "quantity": item.quantity,
+        "price": money_str(item.unit_price),
+        "subtotal": money_str(item.subtotal),
+        "tax": money_str(item.tax),
+        "total": money_str(item.total),
+    }
+    if order is not None:
+        data["order"] = order_totals(order)
+    return data
+
+
+def payment_data(payment, *, order=None) -> dict:
+    data = {
+        "id": payment.pk,
+        "order_id": payment.order_id,
+        "kind": payment.kind,
+        "status": payment.status,
+        "amount": money_str(payment.amount),
+        "method": payment.method,
+        "transaction_id": payment.transaction_id,
+        "note": payment.note,
+        "paid_at": iso(payment.paid_at),
+        "created_at": iso(payment.created_at),
+        "updated_at": iso(payment.updated_at),
+    }
+    if order is not None:
+        data["currency"] = order.currency
+        data["order"] = order_totals(order)
+    return data
+
+
+def shipment_data(shipment, *, order=None) -> dict:
+    data = {
+        "id": shipment.pk,
+        "order_id": shipment.order_id,
+        "status": shipment.status,
+        "carrier": shipment.carrier,
+        "service": shipment.service,
+        "tracking_number": shipment.tracking_number,
+        "tracking_url": shipment.tracking_url,
+        "note": shipment.note,
+        "items": [
+            {"order_item_id": line.order_item_id, "quantity": line.quantity}
+            for line in shipment.items.all()
+        ],
+        "shipped_at": iso(shipment.shipped_at),
+        "delivered_at": iso(shipment.delivered_at),
+        "created_at": iso(shipment.created_at),
+        "updated_at": iso(shipment.updated_at),
+    }
+    if order is not None:
+        data["order"] = order_totals(order)
+    return data
+
+
+def history_data(change) -> dict:
+    return {
+        "id": change.pk,
+        "field": change.field,
+        "from": change.from_value or None,
+        "to": change.to_value,
+        "note": change.note,
+        "source": change.source,
+        "actor": change.actor.email if change.actor_id else None,
+        "created_at": iso(change.created_at),
+    }
+
+
+def order_detail(order, *, staff: bool = True) -> dict:
+    """The full order. Customers (their account, the confirmation page) do not see the staff
+    note, the payment records, the history or the order key."""
+    data = order_summary(order)
+    data.update(order_totals(order))
+    data.update(
+        {
+            "billing_address": address_data(order.billing_address),
+            "shipping_address": address_data(order.shipping_address),
+            "payment_method": order.payment_method,
+            "payment_method_title": order.payment_method_title,
+            "shipping_method": order.shipping_method,
+            "shipping_method_title": order.shipping_method_title,
+            "customer_note": order.customer_note,
+            "items": [item_data(item) for item in order.items.all()],
+            "shipments": [shipment_data(s) for s in order.shipments.all()],
+            "paid_at": iso(order.paid_at),
+            "completed_at": iso(order.completed_at),
+        }
+    )
+    if staff:
+        data.update(
+            {
+                "admin_note": order.admin_note,
+                "order_key": order.order_key,
+                "source": order.source,
+                "payments": [payment_data(p) for p in order.payments.all()],
+                "status_history": [history_data(h) for h in order.history.all()],
+            }
+        )
+    return data
+
+
+def page_body(page, render) -> dict:
+    return {
+        "orders": [render(order) for order in page.items],
+        "total": page.total,
+        "page": page.page,
+        "per_page": page.per_page,
+        "total_pages": page.total_pages,
+    }
+
+
+# --- Output shapes (OpenAPI) --------------------------------------------------------------------
+
+
+class AddressSerializer(serializers.Serializer):
+    first_name = serializers.CharField(max_length=100, allow_blank=True, required=False)
+    last_name = serializers.CharField(max_length=100, allow_blank=True, required=False)
+    company = serializers.CharField(max_length=200, allow_blank=True, required=False)
+    address_1 = serializers.CharField(max_length=255, allow_blank=True, required=False)
+    address_2 = serializers.CharField(max_length=255, allow_blank=True, required=False)
+    city = serializers.CharField(max_length=100, allow_blank=True, required=False)
+    state = serializers.CharField(
+        max_length=100, allow_blank=True, required=False, help_text="Region or state."
+    )
+    postcode = serializers.CharField(max_length=20, allow_blank=True, required=False)
+    country = CaseInsensitiveChoiceField(
+        choices=[code for code, _name in countries],
+        allow_blank=True,
+        required=False,
+        help_text="ISO 3166-1 alpha-2.",
+    )
+    email = serializers.EmailField(allow_blank=True, required=False)
+    phone = serializers.CharField(max_length=40, allow_blank=True, required=False)
+
+
+class CustomerRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    email = serializers.EmailField()
+    first_name = serializers.CharField()
+    last_name = serializers.CharField()
+    user_id = serializers.IntegerField(allow_null=True)
+
+
+class OrderSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order_number = serializers.CharField(help_text="Made by the server, e.g. EC-000042.")
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    payment_status = serializers.ChoiceField(choices=PaymentStatus.choices)
+    fulfillment_status = serializers.ChoiceField(choices=FulfillmentStatus.choices)
+    currency = serializers.CharField()
+    total = serializers.CharField(help_text="Decimal string.")
+    item_count = serializers.IntegerField(help_text="Units in the order.")
+    customer_id = serializers.IntegerField(allow_null=True)
+    customer = CustomerRefSerializer(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class OrderPageSerializer(serializers.Serializer):
+    orders = OrderSummarySerializer(many=True)
+    total = serializers.IntegerField()
+    page = serializers.IntegerField()
+    per_page = serializers.IntegerField()
+    total_pages = serializers.IntegerField()
+
+
+class OrderTotalsSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order_number = serializers.CharField()
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    payment_status = serializers.ChoiceField(choices=PaymentStatus.choices)
+    fulfillment_status = serializers.ChoiceField(choices=FulfillmentStatus.choices)
+    currency = serializers.CharField()
+    subtotal = serializers.CharField()
+    discount_total = serializers.CharField()
+    shipping_total = serializers.CharField()
+    shipping_tax = serializers.CharField()
+    tax_total = serializers.CharField(help_text="Line taxes plus shipping tax.")
+    total = serializers.CharField(help_text="subtotal - discount + shipping + tax.")
+    amount_paid = serializers.CharField(help_text="Completed payments.")
+    amount_refunded = serializers.CharField(help_text="Completed refunds.")
+    balance_due = serializers.CharField()
+    item_count = serializers.IntegerField()
+
+
+class ItemAttributeSerializer(serializers.Serializer):
+    attribute = serializers.CharField()
+    value = serializers.CharField()
+
+
+class OrderItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order_id = serializers.IntegerField()
+    product_id = serializers.IntegerField(allow_null=True, help_text="Null once deleted.")
+    variant_id = serializers.IntegerField(allow_null=True)
+    title = serializers.CharField(help_text="At the time of the order.")
+    sku = serializers.CharField()
+    attributes = ItemAttributeSerializer(many=True)
+    options = serializers.DictField()
+    quantity = serializers.IntegerField()
+    price = serializers.CharField(help_text="Unit price at the time of the order.")
+    subtotal = serializers.CharField(help_text="price x quantity.")
+    tax = serializers.CharField()
+    total = serializers.CharField(help_text="subtotal + tax.")
+
+
+class OrderItemWithTotalsSerializer(OrderItemSerializer):
+    order = OrderTotalsSerializer(help_text="The order's recalculated totals.")
+
+
+class OrderItemsSerializer(serializers.Serializer):
+    items = OrderItemSerializer(many=True)
+
+
+class PaymentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order_id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=PaymentKind.choices)
+    status = serializers.ChoiceField(choices=PaymentRecordStatus.choices)
+    amount = serializers.CharField()
+    method = serializers.CharField()
+    transaction_id = serializers.CharField()
+    note = serializers.CharField()
+    paid_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class PaymentWithOrderSerializer(PaymentSerializer):
+    currency = serializers.CharField()
+    order = OrderTotalsSerializer(help_text="The order's amounts and payment status now.")
+
+
+class PaymentsSerializer(serializers.Serializer):
+    payments = PaymentSerializer(many=True)
+
+
+class ShipmentLineSerializer(serializers.Serializer):
+    order_item_id = StrictIntField(min_value=1)
+    quantity = StrictIntField(min_value=1, max_value=1_000_000)
+
+
+class ShipmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    order_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ShipmentStatus.choices)
+    carrier = serializers.CharField()
+    service = serializers.CharField()
+    tracking_number = serializers.CharField()
+    tracking_url = serializers.CharField()
+    note = serializers.CharField()
+    items = ShipmentLineSerializer(many=True)
+    shipped_at = serializers.DateTimeField(allow_null=True)
+    delivered_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class ShipmentWithOrderSerializer(ShipmentSerializer):
+    order = OrderTotalsSerializer(help_text="The order's fulfilment status now.")
+
+
+class ShipmentsSerializer(serializers.Serializer):
+    shipments = ShipmentSerializer(many=True)
+
+
+class HistorySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    field = serializers.ChoiceField(choices=HistoryField.choices)
+    # "from" is a Python keyword: declared through the fields mapping below.
+    to = serializers.CharField()
+    note = serializers.CharField()
+    source = serializers.ChoiceField(choices=OrderSource.choices)
+    actor = serializers.EmailField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = serializers.CharField(allow_null=True)
+        return fields
+
+
+class CustomerOrderSerializer(OrderSummarySerializer, OrderTotalsSerializer):
+    """The full order as its customer sees it."""
+
+    billing_address = AddressSerializer()
+    shipping_address = AddressSerializer()
+    payment_method = serializers.CharField()
+    payment_method_title = serializers.CharField()
+    shipping_method = serializers.CharField()
+    shipping_method_title = serializers.CharField()
+    customer_note = serializers.CharField()
+    items = OrderItemSerializer(many=True)
+    shipments = ShipmentSerializer(many=True)
+    paid_at = serializers.DateTimeField(allow_null=True)
+    completed_at = serializers.DateTimeField(allow_null=True)
+
+
+class OrderSerializer(CustomerOrderSerializer):
+    """The full order, for staff."""
+
+    admin_note = serializers.CharField()
+    order_key = serializers.CharField(help_text="The secret of /order-received/{id}?key=.")
+    source = serializers.ChoiceField(choices=OrderSource.choices)
+    payments = PaymentSerializer(many=True)
+    status_history = HistorySerializer(many=True)
+
+
+class BulkFailureSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class OrderBulkResultSerializer(serializers.Serializer):
+    success = serializers.IntegerField(help_text="How many orders took the action.")
+    failed = serializers.IntegerField(help_text="How many did not.")
+    succeeded = serializers.ListField(child=serializers.IntegerField())
+    errors = BulkFailureSerializer(many=True, help_text="Each failed order and why.")
+
+
+class StatusInfoSerializer(serializers.Serializer):
+    value = serializers.CharField()
+    label = serializers.CharField()
+
+
+class OrderStatusInfoSerializer(StatusInfoSerializer):
+    terminal = serializers.BooleanField(help_text="Cancelled, refunded, failed: holds no stock.")
+    editable = serializers.BooleanField(help_text="Items may change.")
+    transitions = serializers.ListField(
+        child=serializers.CharField(), help_text="The statuses it may move to."
+    )
+
+
+class StatusesSerializer(serializers.Serializer):
+    statuses = OrderStatusInfoSerializer(many=True)
+    payment_statuses = StatusInfoSerializer(many=True)
+    fulfillment_statuses = StatusInfoSerializer(many=True)
+
+
+class SalesSerializer(serializers.Serializer):
+    currency = serializers.CharField()
+    orders = serializers.IntegerField()
+    total_sales = serializers.CharField()
+    average_order_value = serializers.CharField()
+    net_paid = serializers.CharField()
+    items_sold = serializers.IntegerField()
+
+
+class StatsSerializer(serializers.Serializer):
+    total_orders = serializers.IntegerField()
+    by_status = serializers.DictField(child=serializers.IntegerField())
+    by_payment_status = serializers.DictField(child=serializers.IntegerField())
+    by_fulfillment_status = serializers.DictField(child=serializers.IntegerField())
+    sales = SalesSerializer(
+        many=True, help_text="Orders in processing, shipped or completed, per currency."
+    )
+
+
+# --- Input --------------------------------------------------------------------------------------
+
+
+class ChoiceListField(serializers.CharField):
+    """One value or several, comma-separated, each one of `choices`."""
+
+    def __init__(self, *, choices, **kwargs):
+        self.allowed = list(choices)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "help_text", f"One or several, comma-separated: {', '.join(self.allowed)}."
+        )
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        text = super().to_internal_value(data)
+        values = [v.strip().lower() for v in text.split(",") if v.strip()]
+        wrong = [v for v in values if v not in self.allowed]
+        if wrong:
+            raise serializers.ValidationError(
+                f"Unknown value(s) {', '.join(wrong)}; use {', '.join(self.allowed)}."
+            )
+        return list(dict.fromkeys(values))
+
+
+class OrderListQuerySerializer(serializers.Serializer):
+    page = PageField()
+    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
+    status = ChoiceListField(choices=OrderStatus.values)
+    payment_status = ChoiceListField(choices=PaymentStatus.values)
+    fulfillment_status = ChoiceListField(choices=FulfillmentStatus.values)
+    customer_id = serializers.IntegerField(required=False, min_value=1)
+    date_from = serializers.DateField(
+        required=False, help_text="ISO date; orders created on or after (UTC)."
+    )
+    date_to = serializers.DateField(
+        required=False, help_text="ISO date; orders created on or before (UTC)."
+    )
+    search = serializers.CharField(
+        required=False,
+        max_length=200,
+        help_text="Order number or id, customer or billing e-mail, name or phone, item SKU "
+        "or title.",
+    )
+    orderby = CaseInsensitiveChoiceField(
+        choices=["date", "id", "total", "order_number", "status", "modified"],
+        required=False,
+        default="date",
+    )
+    order = CaseInsensitiveChoiceField(choices=["ASC", "DESC"], required=False, default="DESC")
+
+    def validate(self, attrs):
+        low, high = attrs.get("date_from"), attrs.get("date_to")
+        if low and high and low > high:
+            raise serializers.ValidationError({"date_to": ["date_to is before date_from."]})
+        return attrs
+
+
+class StatsQuerySerializer(serializers.Serializer):
+    status = ChoiceListField(choices=OrderStatus.values)
+    payment_status = ChoiceListField(choices=PaymentStatus.values)
+    fulfillment_status = ChoiceListField(choices=FulfillmentStatus.values)
+    customer_id = serializers.IntegerField(required=False, min_value=1)
+    date_from = serializers.DateField(required=False)
+    date_to = serializers.DateField(required=False)
+    search = serializers.CharField(required=False, max_length=200)
+
+    validate = OrderListQuerySerializer.validate
+
+
+class AccountOrdersQuerySerializer(serializers.Serializer):
+    page = PageField()
+    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
+    status = ChoiceListField(choices=OrderStatus.values)
+
+
+class OrderReceivedQuerySerializer(serializers.Serializer):
+    key = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="The order key."
+    )
+
+
+class OrderItemInSerializer(serializers.Serializer):
+    product_id = StrictIntField(min_value=1)
+    variant_id = StrictIntField(min_value=1, required=False, allow_null=True)
+    quantity = StrictIntField(min_value=1, max_value=1_000_000, required=False, default=1)
+    price = MoneyField(
+        required=False,
+        allow_null=True,
+        help_text="Unit price; default the product's (or variant's) price now.",
+    )
+    tax = MoneyField(required=False, allow_null=True, help_text="Tax of the whole line.")
+    title = serializers.CharField(max_length=255, required=False, allow_blank=True)
+    sku = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    options = serializers.DictField(required=False)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and "price" not in data and "unit_price" in data:
+            data = {**data, "price": data["unit_price"]}  # unit_price: the same as price
+        return super().to_internal_value(data)
+
+
+class OrderItemUpdateSerializer(serializers.Serializer):
+    quantity = StrictIntField(min_value=1, max_value=1_000_000, required=False)
+    price = MoneyField(required=False, help_text="Unit price.")
+    tax = MoneyField(required=False)
+    title = serializers.CharField(max_length=255, required=False)
+    sku = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    options = serializers.DictField(required=False)
+
+
+class OrderFieldsSerializer(serializers.Serializer):
+    customer_id = StrictIntField(min_value=1, required=False, allow_null=True)
+    currency = CaseInsensitiveChoiceField(
+        choices=CURRENCY_CODES, required=False, help_text="ISO 4217; default the store's."
+    )
+    payment_method = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    payment_method_title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    shipping_method = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    shipping_method_title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    customer_note = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    admin_note = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    billing_address = AddressSerializer(
+        required=False, allow_null=True, help_text="Also accepted as `billing`."
+    )
+    shipping_address = AddressSerializer(
+        required=False, allow_null=True, help_text="Also accepted as `shipping`."
+    )
+    shipping_total = MoneyField(required=False)
+    shipping_tax = MoneyField(required=False)
+    discount_total = MoneyField(required=False)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            for short, name in (("billing", "billing_address"), ("shipping", "shipping_address")):
+                if name not in data and short in data:  # the short names are accepted too
+                    data = {**data, name: data[short]}
+        values = super().to_internal_value(data)
+        for name in ("billing_address", "shipping_address"):
+            if values.get(name) is not None:
+                values[name] = dict(values[name])
+        return values
+
+
+class OrderCreateSerializer(OrderFieldsSerializer):
+    status = CaseInsensitiveChoiceField(
+        choices=OrderStatus.choices, required=False, default=OrderStatus.PENDING
+    )
+    items = serializers.ListField(
+        child=OrderItemInSerializer(), required=False, default=list, max_length=200
+    )
+
+
+class OrderUpdateSerializer(OrderFieldsSerializer):
+    status = CaseInsensitiveChoiceField(
+        choices=OrderStatus.choices, required=False, help_text="Moves like PUT /status."
+    )
+    payment_status = CaseInsensitiveChoiceField(choices=PaymentStatus.choices, required=False)
+    fulfillment_status = CaseInsensitiveChoiceField(
+        choices=FulfillmentStatus.choices, required=False
+    )
+    note = serializers.CharField(
+        max_length=255, required=False, allow_blank=True, help_text="Goes into the history."
+    )
+
+
+class StatusBodySerializer(serializers.Serializer):
+    status = CaseInsensitiveChoiceField(choices=OrderStatus.choices)
+    note = serializers.CharField(max_length=255, required=False, allow_blank=True)
+
+
+class PaymentStatusBodySerializer(serializers.Serializer):
+    payment_status = CaseInsensitiveChoiceField(choices=PaymentStatus.choices)
+    note = serializers.CharField(max_length=255, required=False, allow_blank=True)
+
+
+class FulfillmentStatusBodySerializer(serializers.Serializer):
+    fulfillment_status = CaseInsensitiveChoiceField(choices=FulfillmentStatus.choices)
+    note = serializers.CharField(max_length=255, required=False, allow_blank=True)
+
+
+class BulkSerializer(serializers.Serializer):
+    ids = serializers.ListField(
+        child=StrictIntField(min_value=1), allow_empty=False, help_text="At most 100."
+    )
+    action = serializers.CharField(
+        max_length=32, help_text="delete, or the status every order moves to."
+    )
+    note = serializers.CharField(max_length=255, required=False, allow_blank=True)
+
+
+class PaymentCreateSerializer(serializers.Serializer):
+    amount = MoneyField(min_value=Decimal("0.01"))
+    kind = serializers.ChoiceField(choices=PaymentKind.choices, default=PaymentKind.PAYMENT)
+    status = serializers.ChoiceField(
+        choices=PaymentRecordStatus.choices,
+        default=PaymentRecordStatus.COMPLETED,
+        help_text="Only completed payments count towards the amount paid.",
+    )
+    method = serializers.CharField(
+        max_length=100, required=False, allow_blank=True, help_text="Default the order's."
+    )
+    transaction_id = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    note = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    paid_at = serializers.DateTimeField(required=False)
+
+
+class PaymentUpdateSerializer(serializers.Serializer):
+    amount = MoneyField(min_value=Decimal("0.01"), required=False)
+    kind = serializers.ChoiceField(choices=PaymentKind.choices, required=False)
+    status = serializers.ChoiceField(choices=PaymentRecordStatus.choices, required=False)
+    method = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    transaction_id = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    note = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    paid_at = serializers.DateTimeField(required=False)
+
+
+class ShipmentCreateSerializer(serializers.Serializer):
+    items = ShipmentLineSerializer(
+        many=True,
+        required=False,
+        help_text="Units shipped; left out: every unit not yet in a shipment.",
+    )
+    status = serializers.ChoiceField(choices=ShipmentStatus.choices, default=ShipmentStatus.SHIPPED)
+    carrier = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    service = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    tracking_number = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    tracking_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
+    note = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    shipped_at = serializers.DateTimeField(required=False)
+    delivered_at = serializers.DateTimeField(required=False)
+
+
+class ShipmentUpdateSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ShipmentStatus.choices, required=False)
+    carrier = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    service = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    tracking_number = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    tracking_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
+    note = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    shipped_at = serializers.DateTimeField(required=False, allow_null=True)
+    delivered_at = serializers.DateTimeField(required=False, allow_null=True)

@@ -1,0 +1,174 @@
+"""Order reads: the list with its filters, single reads (staff, the customer, the key), stats."""
+
+from __future__ import annotations
+
+import hmac
+from datetime import UTC, date, datetime, time, timedelta
+
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+
+from store.common.errors import not_found
+from store.common.money import money
+from store.orders.choices import SALES, FulfillmentStatus, OrderStatus, PaymentStatus
+from store.orders.models import Order, OrderStatusChange, Shipment
+
+ORDERBY = {
+    "id": "id",
+    "date": "created_at",
+    "created_at": "created_at",
+    "modified": "updated_at",
+    "total": "total",
+    "order_number": "id",  # numbers follow ids
+    "status": "status",
+}
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def filtered(query: dict) -> QuerySet:
+    """Orders matching the list's filters (every filter combines with the others)."""
+    queryset = Order.objects.all()
+    for name in ("status", "payment_status", "fulfillment_status"):
+        values = query.get(name)
+        if values:
+            queryset = queryset.filter(**{f"{name}__in": values})
+    if query.get("customer_id"):
+        queryset = queryset.filter(customer_id=query["customer_id"])
+    if query.get("date_from"):
+        queryset = queryset.filter(created_at__gte=_day_start(query["date_from"]))
+    if query.get("date_to"):
+        queryset = queryset.filter(created_at__lt=_day_start(query["date_to"] + timedelta(days=1)))
+    search = (query.get("search") or "").strip()
+    if search:
+        number = search.lstrip("#")
+        condition = (
+            Q(order_number__icontains=number)
+            | Q(customer__email__icontains=search)
+            | Q(customer__first_name__icontains=search)
+            | Q(customer__last_name__icontains=search)
+            | Q(billing_address__email__icontains=search)
+            | Q(billing_address__first_name__icontains=search)
+            | Q(billing_address__last_name__icontains=search)
+            | Q(billing_address__phone__icontains=search)
+            | Q(items__sku__iexact=search)
+            | Q(items__title__icontains=search)
+        )
+        if number.isdigit():
+            condition |= Q(pk=int(number))
+        matching = Order.objects.filter(condition).values("pk")
+        queryset = queryset.filter(pk__in=matching)
+    return queryset
+
+
+# What a list entry shows: the addresses, notes and totals of the full order stay unread.
+LIST_FIELDS = (
+    "id",
+    "order_number",
+    "status",
+    "payment_status",
+    "fulfillment_status",
+    "currency",
+    "total",
+    "item_count",
+    "created_at",
+    "updated_at",
+    "customer__id",
+    "customer__email",
+    "customer__first_name",
+    "customer__last_name",
+    "customer__user_id",
+)
+
+
+def order_list(query: dict) -> QuerySet:
+    queryset = filtered(query).select_related("customer").only(*LIST_FIELDS)
+    field = ORDERBY.get(query.get("orderby") or "date", "created_at")
+    prefix = "-" if (query.get("order") or "DESC").upper() == "DESC" else ""
+    return queryset.order_by(f"{prefix}{field}", f"{prefix}id")
+
+
+def _full() -> QuerySet:
+    return Order.objects.select_related("customer").prefetch_related(
+        "items",
+        "payments",
+        Prefetch("shipments", queryset=Shipment.objects.prefetch_related("items")),
+        Prefetch("history", queryset=OrderStatusChange.objects.select_related("actor")),
+    )
+
+
+def order_get(order_id: int) -> Order:
+    """The full order (items, payments, shipments, history); 404 order_not_found."""
+    order = _full().filter(pk=order_id).first()
+    if order is None:
+        raise not_found("order", order_id)
+    return order
+
+
+def orders_of_user(user, query: dict) -> QuerySet:
+    queryset = Order.objects.filter(customer__user=user).select_related("customer")
+    queryset = queryset.only(*LIST_FIELDS)
+    if query.get("status"):
+        queryset = queryset.filter(status__in=query["status"])
+    return queryset.order_by("-created_at", "-id")
+
+
+def order_of_user(user, order_id: int) -> Order:
+    """The account's own order; someone else's is 404 order_not_found, like a missing one."""
+    order = _full().filter(pk=order_id, customer__user=user).first()
+    if order is None:
+        raise not_found("order", order_id)
+    return order
+
+
+def key_matches(order: Order, key: str | None) -> bool:
+    return bool(key) and hmac.compare_digest(order.order_key.encode(), str(key).encode())
+
+
+def order_received(order_id: int) -> Order | None:
+    return _full().filter(pk=order_id).first()
+
+
+def order_stats(query: dict) -> dict:
+    """Counts by status, payment and fulfilment status, and sales per currency (orders in
+    processing, shipped or completed) for the orders matching the list's filters."""
+    orders = filtered(query)
+
+    def counts(name: str, choices) -> dict[str, int]:
+        found = dict(orders.values_list(name).annotate(n=Count("id")).order_by())
+        return {value: found.get(value, 0) for value in choices.values}
+
+    by_status = counts("status", OrderStatus)
+    sales = []
+    rows = (
+        orders.filter(status__in=SALES)
+        .values("currency")
+        .annotate(
+            orders=Count("id"),
+            total=Sum("total"),
+            paid=Sum("amount_paid"),
+            refunded=Sum("amount_refunded"),
+            items=Sum("item_count"),
+        )
+        .order_by("currency")
+    )
+    for row in rows:
+        total = row["total"] or 0
+        sales.append(
+            {
+                "currency": row["currency"],
+                "orders": row["orders"],
+                "total_sales": str(money(total)),
+                "average_order_value": str(money(total / row["orders"])),
+                "net_paid": str(money((row["paid"] or 0) - (row["refunded"] or 0))),
+                "items_sold": row["items"] or 0,
+            }
+        )
+    return {
+        "total_orders": sum(by_status.values()),
+        "by_status": by_status,
+        "by_payment_status": counts("payment_status", PaymentStatus),
+        "by_fulfillment_status": counts("fulfillment_status", FulfillmentStatus),
+        "sales": sales,
+    }

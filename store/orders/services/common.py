@@ -1,0 +1,59 @@
+"""Helpers shared by the order services: locks, the history, editability."""
+
+from __future__ import annotations
+
+from store.common.errors import not_found, rule_broken
+from store.orders.choices import EDITABLE, OrderSource
+from store.orders.models import Order, OrderStatusChange
+
+
+def order_for_update(order_id: int) -> Order:
+    """Lock an order's row: every change of an order, its lines, payments, shipments and the
+    stock it holds happens under this lock (taken before any product or stock lock)."""
+    order = Order.objects.select_for_update().filter(pk=order_id).first()
+    if order is None:
+        raise not_found("order", order_id)
+    return order
+
+
+def lock_order_of(model, pk: int, resource: str):
+    """Lock the order a child row (item, payment, shipment) belongs to; answer (order, row)."""
+    order_id = model.objects.filter(pk=pk).values_list("order_id", flat=True).first()
+    if order_id is None:
+        raise not_found(resource, pk)
+    order = order_for_update(order_id)
+    row = model.objects.filter(pk=pk, order_id=order.pk).first()
+    if row is None:  # deleted while we waited for the lock
+        raise not_found(resource, pk)
+    return order, row
+
+
+def record(
+    order: Order,
+    field: str,
+    old: str,
+    new: str,
+    *,
+    actor=None,
+    source: str = OrderSource.API,
+    note: str = "",
+) -> None:
+    OrderStatusChange.objects.create(
+        order=order,
+        field=field,
+        from_value=old or "",
+        to_value=new,
+        note=(note or "")[:255],
+        source=source,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+    )
+
+
+def ensure_editable(order: Order) -> None:
+    if order.status not in EDITABLE:
+        raise rule_broken(
+            f"The items of a {order.status} order cannot change; only pending, on-hold and "
+            "processing orders are edited.",
+            code="order_not_editable",
+            status=409,
+        )

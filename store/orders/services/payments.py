@@ -1,0 +1,73 @@
+"""Payments and refunds; the payment status follows the amounts paid."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Q, Sum
+
+from store.common.errors import invalid_params
+from store.orders.choices import OrderSource, PaymentKind, PaymentRecordStatus
+from store.orders.models import Order, Payment
+from store.orders.services.common import lock_order_of, order_for_update
+from store.orders.services.totals import recalculate
+
+FIELDS = ("kind", "status", "amount", "method", "transaction_id", "note", "paid_at")
+
+
+def _check_refunds(order: Order) -> None:
+    """Completed refunds never exceed completed payments."""
+    sums = Payment.objects.filter(order=order, status=PaymentRecordStatus.COMPLETED).aggregate(
+        paid=Sum("amount", filter=Q(kind=PaymentKind.PAYMENT)),
+        refunded=Sum("amount", filter=Q(kind=PaymentKind.REFUND)),
+    )
+    paid, refunded = sums["paid"] or Decimal(0), sums["refunded"] or Decimal(0)
+    if refunded > paid:
+        raise invalid_params(
+            {
+                "amount": [
+                    f"Refunds ({refunded}) would exceed what was paid ({paid}) on this order."
+                ]
+            },
+            code="refund_exceeds_paid",
+        )
+
+
+def _apply(payment: Payment, fields: dict) -> None:
+    for name in FIELDS:
+        if name in fields and fields[name] is not None:
+            setattr(payment, name, fields[name])
+    payment.save()
+
+
+@transaction.atomic
+def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
+    """Record a payment or a refund (`kind`); completed ones count towards the amounts paid."""
+    order = order_for_update(order_id)
+    payment = Payment(
+        order=order, created_by=actor if getattr(actor, "is_authenticated", False) else None
+    )
+    if not fields.get("method"):
+        fields = {**fields, "method": order.payment_method}
+    _apply(payment, fields)
+    _check_refunds(order)
+    recalculate(order, actor=actor, source=source, note=f"Payment {payment.pk} recorded.")
+    return payment
+
+
+@transaction.atomic
+def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
+    order, payment = lock_order_of(Payment, payment_id, "payment")
+    _apply(payment, fields)
+    _check_refunds(order)
+    recalculate(order, actor=actor, source=source, note=f"Payment {payment.pk} changed.")
+    return payment
+
+
+@transaction.atomic
+def payment_delete(*, payment_id: int, actor=None, source=OrderSource.API) -> None:
+    order, payment = lock_order_of(Payment, payment_id, "payment")
+    payment.delete()
+    _check_refunds(order)
+    recalculate(order, actor=actor, source=source, note=f"Payment {payment_id} deleted.")

@@ -1,0 +1,185 @@
+"""The stock an order holds, through the inventory ledger (spec: States).
+
+An order in a status that holds stock (any but cancelled, refunded, failed) holds, for each
+line whose product or variant tracks inventory, the line's quantity; in a terminal status it
+holds nothing. What it holds is read from the ledger (its movements, per line and level).
+
+- Taking is synchronous and atomic with the check (`take_stock`): creating an order, adding or
+  raising a line, and leaving a terminal status lock the products and levels concerned and
+  refuse (409 `insufficient_stock`) rather than oversell, unless the item allows backorders.
+- Giving back runs in a Celery task enqueued on commit (`schedule_release` ->
+  tasks.release_stock -> `order_stock_release`): it locks the order, compares what the order
+  holds with what it should hold now, and returns the difference. A second run, or a second
+  worker on the same order, finds nothing to return, so stock moves once. A database flag
+  (`stock_release_pending`) keeps the intent if the broker is unreachable; beat re-enqueues.
+- Deleting an order returns its stock in the deleting transaction, before the order goes.
+
+Every movement's idempotency key is `order:<id>:<revision>:<line>:<level>`; the revision
+counts the order's stock changes under its lock, so no change can be posted twice.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from store.inventory import services as inventory
+from store.inventory.choices import MovementReason
+from store.orders.choices import OrderStatus, holds_stock
+from store.orders.models import Order, OrderItem
+
+REFERENCE_TYPE = "order"
+
+RELEASE_REASONS = {
+    OrderStatus.CANCELLED: MovementReason.ORDER_CANCELLED,
+    OrderStatus.REFUNDED: MovementReason.ORDER_REFUNDED,
+    OrderStatus.FAILED: MovementReason.ORDER_FAILED,
+}
+
+
+def _reference(order: Order, actor=None) -> inventory.Reference:
+    return inventory.Reference(
+        type=REFERENCE_TYPE,
+        id=str(order.pk),
+        actor=actor,
+        note=f"Order {order.order_number or order.pk}",
+    )
+
+
+def _tracking(item: OrderItem) -> tuple[bool, bool]:
+    """(tracked, backorders allowed) of the line's product or variant now."""
+    stock = item.variant if item.variant_id else item.product
+    if stock is None:
+        return False, False
+    return stock.track_inventory, stock.allow_backorders
+
+
+def held(order: Order) -> dict[int | None, int]:
+    """Units the order holds per line."""
+    by_line = inventory.held_by(reference_type=REFERENCE_TYPE, reference_id=order.pk)
+    return {line: sum(levels.values()) for line, levels in by_line.items()}
+
+
+def wanted(order: Order, items: list[OrderItem], holding: dict[int | None, int]) -> dict:
+    """Units each line should hold now: its quantity while the order holds stock (a line
+    whose item stopped tracking inventory keeps what it has but takes no more)."""
+    if not holds_stock(order.status):
+        return {}
+    out = {}
+    for item in items:
+        tracked, _backorders = _tracking(item)
+        out[item.pk] = item.quantity if tracked else min(holding.get(item.pk, 0), item.quantity)
+    return out
+
+
+def _next_revision(order: Order) -> str:
+    order.stock_revision += 1
+    Order.objects.filter(pk=order.pk).update(stock_revision=order.stock_revision)
+    return f"{REFERENCE_TYPE}:{order.pk}:{order.stock_revision}"
+
+
+def take_stock(
+    order: Order, *, reason: str, actor=None, param=None, only: int | None = None
+) -> int:
+    """Take what the order's lines (or the line `only`) need beyond what they hold (the order
+    is locked).
+
+    Refuses with InsufficientStock (nothing taken) when an item has too few units for sale.
+    `param(item_id)` names the request parameter of a line in that refusal.
+    """
+    if not holds_stock(order.status):
+        return 0
+    items = order.items.select_related("product", "variant")
+    items = list(items.filter(pk=only) if only is not None else items)
+    holding = held(order) if order.stock_revision else {}
+    needs = []
+    for item in items:
+        tracked, backorders = _tracking(item)
+        missing = item.quantity - holding.get(item.pk, 0)
+        if tracked and missing > 0:
+            needs.append(
+                inventory.Need(
+                    line=item.pk,
+                    product_id=item.product_id,
+                    variant_id=item.variant_id,
+                    quantity=missing,
+                    allow_backorders=backorders,
+                    label=item.title,
+                    sku=item.sku,
+                )
+            )
+    if not needs:
+        return 0
+    movements = inventory.stock_take(
+        needs=needs,
+        reason=reason,
+        reference=_reference(order, actor),
+        key_prefix=_next_revision(order),
+        param=(lambda need: param(need.line)) if param else None,
+    )
+    return len(movements)
+
+
+def release_stock(order: Order, *, reason: str, actor=None, everything: bool = False) -> int:
+    """Give back what the order holds beyond what it should (the order is locked)."""
+    items = list(order.items.select_related("product", "variant"))
+    holding = held(order)
+    keep = {} if everything else wanted(order, items, holding)
+    excess = any(units > keep.get(line, 0) for line, units in holding.items())
+    count = 0
+    if excess:
+        count = len(
+            inventory.stock_release(
+                reference=_reference(order, actor),
+                keep=keep,
+                reason=reason,
+                key_prefix=_next_revision(order),
+            )
+        )
+    if order.stock_release_pending:
+        Order.objects.filter(pk=order.pk).update(stock_release_pending=False)
+        order.stock_release_pending = False
+    return count
+
+
+def schedule_release(order: Order) -> None:
+    """Record that the order owes stock back and enqueue the worker once this commits."""
+    from store.orders.tasks import release_stock as task
+
+    if not order.stock_release_pending:
+        Order.objects.filter(pk=order.pk).update(stock_release_pending=True)
+        order.stock_release_pending = True
+    order_id = order.pk
+    # robust: a broker that is down must not fail the committed request; the flag stays set
+    # and beat (release_due) enqueues the order again.
+    transaction.on_commit(lambda: task.delay(order_id), robust=True)
+
+
+def release_reason(order: Order) -> str:
+    return RELEASE_REASONS.get(order.status, MovementReason.ORDER_EDITED)
+
+
+@transaction.atomic
+def order_stock_release(*, order_id: int) -> int:
+    """The worker's job: give back what the order no longer needs. A gone order is a no-op."""
+    order = Order.objects.select_for_update().filter(pk=order_id).first()
+    if order is None:
+        return 0
+    return release_stock(order, reason=release_reason(order))
+
+
+def release_due(*, older_than: timedelta = timedelta(minutes=1)) -> int:
+    """Beat: enqueue the orders whose release was recorded but has not run (broker outage)."""
+    from store.orders.tasks import release_stock as task
+
+    cutoff = timezone.now() - older_than
+    ids = list(
+        Order.objects.filter(stock_release_pending=True, updated_at__lt=cutoff).values_list(
+            "pk", flat=True
+        )[:500]
+    )
+    for order_id in ids:
+        task.delay(order_id)
+    return len(ids)
