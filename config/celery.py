@@ -36,3 +36,13 @@ app.conf.beat_schedule["webhooks-dispatch-due"] = {
     "task": "webhooks.dispatch_due",
     "schedule": 10.0,
 }
+
+# Store (issue 7): idle carts are deleted; coupon holds of abandoned checkouts are released.
+app.conf.beat_schedule["store-purge-stale-carts"] = {
+    "task": "store_cart.purge_stale_carts",
+    "schedule": crontab(minute=23),
+}
+app.conf.beat_schedule["store-expire-coupon-holds"] = {
+    "task": "store_coupons.expire_holds",
+    "schedule": crontab(minute="*/5"),
+}

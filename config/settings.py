@@ -61,6 +61,8 @@ INSTALLED_APPS += [
     "store.reviews",
     "store.docs",
 ]
+# Cart, shipping, tax and coupons (issue 7).
+INSTALLED_APPS += ["store.shipping", "store.tax", "store.coupons", "store.cart"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -360,6 +362,17 @@ STORE_SPECTACULAR_SETTINGS = {
         "ReviewStatusEnum": "store.reviews.models.ReviewStatus",
     },
 }
+
+# Cart, shipping, tax and coupons (issue 7). Coupon codes can be guessed: applying and validating
+# them is rate limited per client address (or account).
+THROTTLE_DEFAULTS["coupon_validate"] = "30/min"
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["coupon_validate"] = _rate("coupon_validate", "30/min")
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "DiscountTypeEnum": "store.coupons.models.DiscountType",
+        "ShippingMethodTypeEnum": "store.shipping.models.MethodType",
+    }
+)
 
 # --- E-mail -----------------------------------------------------------------------------------
 

@@ -14,3 +14,9 @@ urlpatterns = [
     path("", include("store.reviews.api.urls")),
     path("", include("store.docs.api.urls")),
 ]
+
+# Cart, coupons (issue 7).
+urlpatterns += [
+    path("", include("store.cart.api.urls")),
+    path("", include("store.coupons.api.urls")),
+]

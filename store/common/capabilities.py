@@ -77,6 +77,8 @@ SHOP_MANAGER_CAPABILITIES = (
 )
 # Shop managers also get the Django admin's model permissions of these apps.
 SHOP_MANAGER_ADMIN_APPS = ("store_catalog", "store_media", "store_reviews")
+# Issue 7: carts, shipping zones and methods, coupons (tax stays with administrators).
+SHOP_MANAGER_ADMIN_APPS += ("store_cart", "store_shipping", "store_coupons")
 # The seeded "Store administrator" role: manage_options, for administrators who are not
 # Django superusers.
 ADMINISTRATOR_ROLE = "Store administrator"
