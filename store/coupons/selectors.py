@@ -98,7 +98,7 @@ def customer_filter(customer: Customer) -> Q:
     if customer.user_id is not None:
         condition |= Q(user_id=customer.user_id)
     if customer.email:
-        condition |= Q(email=customer.email)
+        condition |= Q(email=customer.email) | Q(user__email=customer.email)
     return condition
 
 

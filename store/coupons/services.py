@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import User
 from common.errors import Conflict
 from store.catalog.models import Category, Product
 from store.catalog.services.common import Problems
@@ -152,6 +153,14 @@ def coupon_delete(*, coupon_id: int) -> None:
 # --- The use ledger (called by the checkout) ------------------------------------------------
 
 
+def _complete(customer: Customer) -> Customer:
+    """An account's e-mail address is recorded with its uses (guest checkouts match it)."""
+    if customer.user_id is not None and not customer.email:
+        email = User.objects.filter(pk=customer.user_id).values_list("email", flat=True).first()
+        return Customer(user_id=customer.user_id, email=(email or "").lower())
+    return customer
+
+
 def _lock(coupon_ids) -> list[Coupon]:
     return list(Coupon.objects.select_for_update().filter(pk__in=coupon_ids).order_by("pk"))
 
@@ -174,6 +183,7 @@ def coupon_uses_reserve(
     """
     now = now or timezone.now()
     reference = str(order_reference)
+    customer = _complete(customer)
     wanted: dict[int, str] = {}
     for code in codes:
         coupon = Coupon.objects.filter(code__iexact=normalise_code(code)).first()

@@ -237,7 +237,8 @@ def test_totals_are_the_sum_of_their_parts(raw_lines, raw_coupons, shipping, inc
         assert result.subtotal == sum(a.total for a in amounts)
     for a in amounts:
         assert 0 <= a.discount <= a.total
-        assert a.net_discount >= 0 and a.discount_tax >= 0
+        assert a.net_discount >= 0
+        assert a.discount_tax >= 0
         assert sum(amount for _rate, amount in a.tax_by_rate) == a.tax
     # Coupons' shares add up to the discount; tax lines add up to the tax.
     assert sum(c.discount for c in result.coupons) == result.discount

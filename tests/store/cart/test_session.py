@@ -231,5 +231,5 @@ def test_merge_service_adds_lines_caps_at_stock_and_moves_coupons_and_address(
 
 
 def test_merge_service_needs_a_user(lamp):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="logged-in user"):
         cart_merge_on_login(user=None, token="x" * 43)
