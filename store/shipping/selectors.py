@@ -5,10 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Prefetch
+from django.db.models.signals import post_delete, post_save
 
+from store.common.cache import VersionedCache
 from store.common.locations import Location, normalise_postcode, postcode_matches
 from store.shipping.calculation import Package, method_cost
-from store.shipping.models import LocationType, ShippingMethod, ShippingZone
+from store.shipping.models import (
+    LocationType,
+    ShippingMethod,
+    ShippingZone,
+    ShippingZoneLocation,
+)
 
 
 @dataclass(frozen=True)
@@ -17,8 +24,35 @@ class Quote:
     cost: int  # cents, as entered (with or without tax, like product prices)
 
 
+table = VersionedCache("shipping_zones")
+
+
 def zones() -> list[ShippingZone]:
-    """Every zone in matching order, with its locations and enabled methods (three queries)."""
+    """Every zone in matching order, with its locations and enabled methods.
+
+    Kept whole in the cache (three queries to load); any saved or deleted zone, location or
+    method drops it (signals), on the spot and again at commit.
+    """
+    key = table.key({})
+    cached = table.get(key)
+    if cached is None:
+        cached = _load_zones()
+        table.set(key, cached)
+    return cached
+
+
+def invalidate(*args, **kwargs) -> None:
+    table.bump()
+
+
+def connect_invalidation() -> None:
+    for model in (ShippingZone, ShippingZoneLocation, ShippingMethod):
+        uid = f"store.shipping.zones.{model.__name__}"
+        post_save.connect(invalidate, sender=model, dispatch_uid=f"{uid}.save")
+        post_delete.connect(invalidate, sender=model, dispatch_uid=f"{uid}.delete")
+
+
+def _load_zones() -> list[ShippingZone]:
     return list(
         ShippingZone.objects.prefetch_related(
             "locations",

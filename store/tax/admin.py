@@ -7,7 +7,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 
-from store.tax import services
+from store.tax import selectors, services
 from store.tax.models import STANDARD, ProductTaxClass, TaxClass, TaxRate
 
 
@@ -96,11 +96,13 @@ class TaxRateAdmin(admin.ModelAdmin):
     @admin.action(description="Enable")
     def enable(self, request, queryset):
         count = queryset.update(enabled=True)
+        selectors.invalidate()
         self.message_user(request, f"{count} rate(s) enabled.")
 
     @admin.action(description="Disable")
     def disable(self, request, queryset):
         count = queryset.update(enabled=False)
+        selectors.invalidate()
         self.message_user(request, f"{count} rate(s) disabled.", messages.WARNING)
 
 

@@ -7,4 +7,9 @@ class StoreTaxConfig(AppConfig):
     verbose_name = "Store: tax"
 
     def ready(self) -> None:
-        from store.tax import sections  # noqa: F401 - registers the `tax` settings section
+        from store.tax import (
+            sections,  # noqa: F401 - registers the `tax` settings section
+            selectors,
+        )
+
+        selectors.connect_invalidation()

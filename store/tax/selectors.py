@@ -4,18 +4,69 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
-from django.db.models import Q
+from django.db.models.signals import post_delete, post_save
 
+from store.common.cache import VersionedCache
 from store.common.locations import Location, normalise_postcode, postcode_matches, split_patterns
 from store.settings import selectors as store_settings
 from store.tax.calculation import Rate
-from store.tax.models import STANDARD, ProductTaxClass, TaxRate
+from store.tax.models import STANDARD, ProductTaxClass, TaxClass, TaxRate
 
 EU_VAT_FILE = Path(__file__).resolve().parent / "data" / "eu_vat_rates.json"
+table = VersionedCache("tax_rates")
+
+
+@dataclass(frozen=True)
+class RateRow:
+    id: int
+    tax_class: str
+    country: str
+    region: str
+    postcodes: tuple[str, ...]
+    percent: Decimal
+    label: str
+    priority: int
+    applies_to_shipping: bool
+
+
+def enabled_rates() -> list[RateRow]:
+    """Every enabled rate, kept whole in the cache (any saved or deleted rate or class drops
+    it, on the spot and again at commit; admin bulk actions call `invalidate`)."""
+    key = table.key({})
+    rows = table.get(key)
+    if rows is None:
+        rows = [
+            RateRow(
+                id=rate.pk,
+                tax_class=rate.tax_class.slug,
+                country=rate.country,
+                region=rate.region,
+                postcodes=tuple(split_patterns(rate.postcodes)),
+                percent=rate.rate,
+                label=rate.name,
+                priority=rate.priority,
+                applies_to_shipping=rate.applies_to_shipping,
+            )
+            for rate in TaxRate.objects.filter(enabled=True).select_related("tax_class")
+        ]
+        table.set(key, rows)
+    return rows
+
+
+def invalidate(*args, **kwargs) -> None:
+    table.bump()
+
+
+def connect_invalidation() -> None:
+    for model in (TaxRate, TaxClass):
+        uid = f"store.tax.rates.{model.__name__}"
+        post_save.connect(invalidate, sender=model, dispatch_uid=f"{uid}.save")
+        post_delete.connect(invalidate, sender=model, dispatch_uid=f"{uid}.delete")
 
 
 def tax_settings() -> dict:
@@ -34,22 +85,22 @@ def tax_location(*, country: str, region: str = "", postcode: str = "") -> Locat
     return Location(country=country, region=region, postcode=normalise_postcode(postcode))
 
 
-def _specificity(rate: TaxRate, location: Location) -> tuple | None:
+def _specificity(rate: RateRow, location: Location) -> tuple | None:
     """How closely `rate` fits `location` (higher is closer), or None when it does not."""
     if rate.country and rate.country != location.country:
         return None
     if rate.region and rate.region != location.region:
         return None
-    patterns = split_patterns(rate.postcodes)
+    patterns = rate.postcodes
     if patterns and not any(postcode_matches(p, location.postcode) for p in patterns):
         return None
-    return (bool(patterns), bool(rate.region), bool(rate.country), -rate.pk)
+    return (bool(patterns), bool(rate.region), bool(rate.country), -rate.id)
 
 
 def rates_for(
     location: Location, class_slugs: Iterable[str], *, shipping: bool = False
 ) -> dict[str, tuple[Rate, ...]]:
-    """The rates of each tax class at `location`: per priority the closest one (one query).
+    """The rates of each tax class at `location`: per priority the closest one.
 
     With `shipping`, only rates that apply to shipping. Classes without a matching rate map to
     an empty tuple (no tax).
@@ -58,26 +109,23 @@ def rates_for(
     out: dict[str, tuple[Rate, ...]] = dict.fromkeys(slugs, ())
     if not slugs or not tax_settings()["enabled"]:
         return out
-    rows = TaxRate.objects.filter(enabled=True, tax_class__slug__in=slugs).filter(
-        Q(country=location.country) | Q(country="")
-    )
-    if shipping:
-        rows = rows.filter(applies_to_shipping=True)
-    best: dict[tuple[str, int], tuple[tuple, TaxRate]] = {}
-    for rate in rows.select_related("tax_class"):
+    best: dict[tuple[str, int], tuple[tuple, RateRow]] = {}
+    for rate in enabled_rates():
+        if rate.tax_class not in slugs or (shipping and not rate.applies_to_shipping):
+            continue
         fit = _specificity(rate, location)
         if fit is None:
             continue
-        key = (rate.tax_class.slug, rate.priority)
+        key = (rate.tax_class, rate.priority)
         if key not in best or fit > best[key][0]:
             best[key] = (fit, rate)
-    chosen: dict[str, list[tuple[int, TaxRate]]] = {}
-    for (slug, priority), (_fit, rate) in best.items():
-        chosen.setdefault(slug, []).append((priority, rate))
-    for slug, items in chosen.items():
+    chosen: dict[str, list[RateRow]] = {}
+    for (slug, _priority), (_fit, rate) in best.items():
+        chosen.setdefault(slug, []).append(rate)
+    for slug, rates in chosen.items():
         out[slug] = tuple(
-            Rate(id=rate.pk, label=rate.name, percent=rate.rate)
-            for _priority, rate in sorted(items, key=lambda item: item[0])
+            Rate(id=rate.id, label=rate.label, percent=rate.percent)
+            for rate in sorted(rates, key=lambda r: r.priority)
         )
     return out
 

@@ -326,3 +326,19 @@ def test_the_store_country_setting_is_the_default_location(anon, zones, lamp):
     settings_services.settings_update(section="general", values={"store_country": "DE"})
     add(anon, lamp.pk)
     assert cart_of(anon)["shipping_method"]["title"] == "DHL"
+
+
+def test_zone_and_method_changes_are_seen_at_once_despite_the_cache(anon, zones, lamp):
+    add(anon, lamp.pk)
+    assert cart_of(anon)["shipping"] == "3.50"
+    zones["flat"].cost = Decimal("4.25")
+    zones["flat"].save()
+    assert cart_of(anon)["shipping"] == "4.25"
+    zones["flat"].zone.locations.all().delete()
+    assert cart_of(anon)["shipping_method"] is None
+
+
+def test_reading_zones_twice_costs_no_query(zones, django_assert_num_queries):
+    selectors.zones()
+    with django_assert_num_queries(0):
+        assert len(selectors.zones()) == 2

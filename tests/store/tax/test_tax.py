@@ -150,7 +150,9 @@ def test_shipping_not_taxable(anon, greece):
 def test_a_method_not_taxable(anon, greece):
     from store.shipping.models import ShippingMethod
 
-    ShippingMethod.objects.update(taxable=False)
+    for method in ShippingMethod.objects.all():
+        method.taxable = False
+        method.save()
     cart = add(anon, make_product(title="Lamp", regular_price="10.00").pk).json()["cart"]
     assert cart["shipping_tax"] == "0.00"
 
@@ -263,3 +265,28 @@ def test_rate_location_checks_pass_for_good_values():
     assert (
         services.tax_rate_problems(country="GR", region="I", postcodes="104*\n10000...19999") == {}
     )
+
+
+def test_rate_changes_are_seen_at_once_despite_the_cache(django_assert_num_queries):
+    rate = make_rate(24, country="GR")
+    assert percents(Location("GR")) == [Decimal(24)]
+    with django_assert_num_queries(0):
+        assert percents(Location("GR")) == [Decimal(24)]
+    rate.rate = Decimal(23)
+    rate.save()
+    assert percents(Location("GR")) == [Decimal(23)]
+    rate.delete()
+    assert percents(Location("GR")) == []
+
+
+def test_the_admin_bulk_actions_drop_the_cached_rates(client, admin_user):
+    from django.urls import reverse
+
+    rate = make_rate(24, country="GR")
+    assert percents(Location("GR")) == [Decimal(24)]
+    client.force_login(admin_user)
+    client.post(
+        reverse("admin:store_tax_taxrate_changelist"),
+        {"action": "disable", "_selected_action": [rate.pk]},
+    )
+    assert percents(Location("GR")) == []
