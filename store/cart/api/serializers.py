@@ -73,7 +73,7 @@ class CartHintField(serializers.CharField):
 
 
 class CartItemAddSerializer(serializers.Serializer):
-    product_id = StrictIntField(min_value=1, error_messages={"required": "product_id is required."})
+    product_id = StrictIntField(min_value=1, help_text="Required.")
     variant_id = StrictIntField(
         min_value=1,
         required=False,
