@@ -6,7 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from common.errors import ServiceError
-from store.coupons import services
+from store.coupons import selectors, services
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
 
 FIELD_OF = {
@@ -101,11 +101,15 @@ class CouponAdmin(admin.ModelAdmin):
 
     @admin.action(description="Enable")
     def enable(self, request, queryset):
-        self.message_user(request, f"{queryset.update(enabled=True)} coupon(s) enabled.")
+        count = queryset.update(enabled=True)
+        selectors.invalidate_terms()
+        self.message_user(request, f"{count} coupon(s) enabled.")
 
     @admin.action(description="Disable")
     def disable(self, request, queryset):
-        self.message_user(request, f"{queryset.update(enabled=False)} coupon(s) disabled.")
+        count = queryset.update(enabled=False)
+        selectors.invalidate_terms()
+        self.message_user(request, f"{count} coupon(s) disabled.")
 
     def delete_model(self, request, obj):
         services.coupon_delete(coupon_id=obj.pk)

@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Prefetch, Q, QuerySet
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils import timezone
 
 from store.catalog.models import Category, Product
+from store.common.cache import VersionedCache
 from store.common.errors import not_found
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
 from store.coupons.rules import CouponTerms, refused
@@ -85,6 +87,42 @@ def terms_of(coupon: Coupon) -> CouponTerms:
         excluded_category_ids=frozenset(c.pk for c in coupon.excluded_categories.all()),
         description=coupon.description,
     )
+
+
+terms_cache = VersionedCache("coupon_terms")
+
+
+def cached_terms(coupons: list[Coupon]) -> dict[int, CouponTerms]:
+    """The terms of `coupons` by id: from the cache, else loaded (four queries) and kept.
+
+    Any saved or deleted coupon, or changed product/category restriction, drops them all;
+    bulk updates call `invalidate_terms`.
+    """
+    if not coupons:
+        return {}
+    ids = sorted({coupon.pk for coupon in coupons})
+    key = terms_cache.key({"ids": ids})
+    found = terms_cache.get(key)
+    if found is None:
+        loaded = with_restrictions(Coupon.objects.filter(pk__in=ids))
+        found = {coupon.pk: terms_of(coupon) for coupon in loaded}
+        terms_cache.set(key, found)
+    return found
+
+
+def invalidate_terms(*args, **kwargs) -> None:
+    terms_cache.bump()
+
+
+def connect_invalidation() -> None:
+    post_save.connect(invalidate_terms, sender=Coupon, dispatch_uid="store.coupons.terms.save")
+    post_delete.connect(invalidate_terms, sender=Coupon, dispatch_uid="store.coupons.terms.delete")
+    for name in ("products", "excluded_products", "categories", "excluded_categories"):
+        m2m_changed.connect(
+            invalidate_terms,
+            sender=getattr(Coupon, name).through,
+            dispatch_uid=f"store.coupons.terms.{name}",
+        )
 
 
 def live_uses(now: datetime | None = None) -> Q:

@@ -73,14 +73,17 @@ def tax_settings() -> dict:
     return store_settings.get_section("tax")
 
 
-def tax_location(*, country: str, region: str = "", postcode: str = "") -> Location:
+def tax_location(
+    *, country: str, region: str = "", postcode: str = "", config: dict | None = None
+) -> Location:
     """Where tax is reckoned: the given address, or the store's country (setting tax_based_on).
 
     Without an address (blank country) the store's country stands in, as it does for a
     customer who has not said where they are.
     """
-    base = Location(country=store_settings.get_value("general", "store_country"))
-    if tax_settings()["tax_based_on"] == "base" or not country:
+    config = config or store_settings.get_all()
+    base = Location(country=config["general"]["store_country"])
+    if config["tax"]["tax_based_on"] == "base" or not country:
         return base
     return Location(country=country, region=region, postcode=normalise_postcode(postcode))
 
@@ -98,7 +101,11 @@ def _specificity(rate: RateRow, location: Location) -> tuple | None:
 
 
 def rates_for(
-    location: Location, class_slugs: Iterable[str], *, shipping: bool = False
+    location: Location,
+    class_slugs: Iterable[str],
+    *,
+    shipping: bool = False,
+    config: dict | None = None,
 ) -> dict[str, tuple[Rate, ...]]:
     """The rates of each tax class at `location`: per priority the closest one.
 
@@ -107,7 +114,8 @@ def rates_for(
     """
     slugs = set(class_slugs)
     out: dict[str, tuple[Rate, ...]] = dict.fromkeys(slugs, ())
-    if not slugs or not tax_settings()["enabled"]:
+    enabled = (config or store_settings.get_all())["tax"]["enabled"]
+    if not slugs or not enabled:
         return out
     best: dict[tuple[str, int], tuple[tuple, RateRow]] = {}
     for rate in enabled_rates():

@@ -14,7 +14,6 @@ from store.catalog.api.serializers.fields import StrictIntField
 from store.catalog.choices import StockStatus
 from store.common.money import from_cents, money_str
 from store.coupons.models import DiscountType
-from store.settings import selectors as store_settings
 from store.shipping.models import MethodType
 from store.tax.calculation import tax_cents
 
@@ -207,7 +206,7 @@ def summary_data(state: CartState) -> dict:
 
 
 def cart_data(state: CartState, *, notices: list[dict] | None = None) -> dict:
-    max_quantity = store_settings.get_value("cart", "max_quantity")
+    max_quantity = state.config["cart"]["max_quantity"]
     return {
         "items": [item_data(priced, max_quantity=max_quantity) for priced in state.items],
         **summary_data(state),

@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Prefetch
+from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
 
 from common.errors import ServiceError
@@ -39,6 +39,7 @@ from store.shipping import selectors as shipping_selectors
 from store.shipping.calculation import Package
 from store.shipping.selectors import Quote
 from store.tax import selectors as tax_selectors
+from store.tax.models import STANDARD
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ class CartState:
     free_shipping: bool
     prices_include_tax: bool
     currency: str
+    config: dict = field(default_factory=dict)  # the store settings the pricing used
     notices: list[dict] = field(default_factory=list)
 
     @property
@@ -86,9 +88,18 @@ class CartState:
 def _lines(cart: Cart) -> list[CartItem]:
     return list(
         CartItem.objects.filter(cart=cart)
-        .select_related("product__featured_image", "variant__image")
+        .select_related(
+            "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
+        )
         .order_by("created_at", "id")
     )
+
+
+def _tax_class(product: Product) -> str:
+    try:
+        return product.tax_class_link.tax_class.slug
+    except ObjectDoesNotExist:
+        return STANDARD
 
 
 def unavailable(item: CartItem) -> bool:
@@ -125,18 +136,9 @@ def _unit_price(item: CartItem, cart: Cart) -> Decimal:
     return price
 
 
-def _applied(cart: Cart) -> list[tuple[CartCoupon, Coupon]]:
-    links = list(
-        CartCoupon.objects.filter(cart=cart)
-        .prefetch_related(
-            Prefetch(
-                "coupon",
-                queryset=coupon_selectors.with_restrictions(Coupon.objects.all()),
-            )
-        )
-        .order_by("applied_at", "id")
-    )
-    return [(link, link.coupon) for link in links]
+def _applied(cart: Cart) -> list[Coupon]:
+    links = CartCoupon.objects.filter(cart=cart).select_related("coupon")
+    return [link.coupon for link in links.order_by("applied_at", "id")]
 
 
 def address_of(cart: Cart | None) -> Location | None:
@@ -161,7 +163,8 @@ def cart_state(
     """
     now = timezone.now()
     notices: list[dict] = []
-    tax = tax_selectors.tax_settings()
+    config = store_settings.get_all()  # one read of the settings for the whole pricing
+    tax = config["tax"]
     inclusive = tax["prices_include_tax"]
     items = _lines(cart) if cart is not None else []
     stale = [item for item in items if unavailable(item)]
@@ -178,11 +181,10 @@ def cart_state(
                 }
             )
 
-    applied = _applied(cart) if cart is not None and not alone else []
-    coupons_all = [coupon for _link, coupon in applied]
+    coupons_all = _applied(cart) if cart is not None and not alone else []
     if preview_coupon is not None:
         coupons_all.append(preview_coupon)
-    terms_of = {coupon.pk: coupon_selectors.terms_of(coupon) for coupon in coupons_all}
+    terms_of = coupon_selectors.cached_terms(coupons_all)
     needs_categories = any(t.category_ids or t.excluded_category_ids for t in terms_of.values())
 
     address = address_of(cart)
@@ -190,11 +192,12 @@ def cart_state(
         country=address.country if address else "",
         region=address.region if address else "",
         postcode=address.postcode if address else "",
+        config=config,
     )
-    shipping_location = address or Location(store_settings.get_value("general", "store_country"))
+    shipping_location = address or Location(config["general"]["store_country"])
     product_ids = [item.product_id for item in items]
-    classes = tax_selectors.product_tax_classes(product_ids)
-    rates = tax_selectors.rates_for(location, set(classes.values()))
+    classes = {item.product_id: _tax_class(item.product) for item in items}
+    rates = tax_selectors.rates_for(location, set(classes.values()), config=config)
     categories = _category_ids(product_ids, needs_categories)
 
     priced = []
@@ -258,9 +261,9 @@ def cart_state(
     shipping_rates: tuple = ()
     if tax["shipping_taxable"] and quotes:
         shipping_class = tax["shipping_tax_class"]
-        shipping_rates = tax_selectors.rates_for(location, {shipping_class}, shipping=True)[
-            shipping_class
-        ]
+        shipping_rates = tax_selectors.rates_for(
+            location, {shipping_class}, shipping=True, config=config
+        )[shipping_class]
     charge = None
     if method is not None:
         charge = ShippingCharge(
@@ -286,6 +289,7 @@ def cart_state(
         shipping_rates=shipping_rates,
         free_shipping=free_shipping,
         prices_include_tax=inclusive,
-        currency=store_settings.get_value("currency", "currency"),
+        currency=config["currency"]["currency"],
+        config=config,
         notices=notices,
     )

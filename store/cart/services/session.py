@@ -49,6 +49,12 @@ def cart_for_update(*, token: str | None, user=None, create: bool = True) -> Car
     Concurrent writes to one cart queue on this lock, so two adds of the same item end as
     one line with both quantities.
     """
+    if _user(user) is None:  # a guest: find and lock in one query
+        locked = Cart.objects.select_for_update()
+        cart = locked.filter(token=token, user__isnull=True).first() if token else None
+        if cart is None and create:
+            cart = _create(user=None)  # inserted by this transaction: no one else sees it
+        return cart
     cart = cart_find(token=token, user=user)
     if cart is None:
         if not create:

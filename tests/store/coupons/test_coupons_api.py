@@ -312,3 +312,34 @@ def test_uses_are_not_counted_by_applying(filled):
     coupon.refresh_from_db()
     assert coupon.usage_count == 0
     assert not CouponUse.objects.exists()
+
+
+def test_coupon_changes_are_seen_at_once_despite_the_cache(filled, goods, client, admin_user):
+    from django.urls import reverse
+
+    coupon = make_coupon("TEN", "percent", 10)
+    apply(filled, "TEN")
+    assert cart_of(filled)["discount"] == "10.00"
+    coupon.amount = 20
+    coupon.save()
+    assert cart_of(filled)["discount"] == "20.00"
+    coupon.products.set([goods["boot"].pk])
+    assert cart_of(filled)["discount"] == "12.00"
+    client.force_login(admin_user)
+    client.post(
+        reverse("admin:store_coupons_coupon_changelist"),
+        {"action": "disable", "_selected_action": [coupon.pk]},
+    )
+    cart = cart_of(filled)
+    assert (cart["discount"], cart["coupons"]) == ("0.00", [])
+
+
+def test_a_cart_with_coupons_costs_a_fixed_number_of_queries(filled, django_assert_max_num_queries):
+    make_coupon("TEN", "percent", 10)
+    make_coupon("FIVE", "fixed_cart", 5)
+    apply(filled, "TEN")
+    apply(filled, "FIVE")
+    filled.get(CART)
+    with django_assert_max_num_queries(3):
+        cart = filled.get(CART).json()["cart"]
+    assert len(cart["coupons"]) == 2
