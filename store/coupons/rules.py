@@ -145,11 +145,16 @@ def check_combination(terms: CouponTerms, applied: list[CouponTerms]) -> None:
         if other.code.lower() == terms.code.lower():
             raise refused("coupon_already_applied", f"Coupon {terms.code!r} is already applied.")
     for other in applied:
-        if other.individual_use and not terms.individual_use:
+        if other.individual_use:
             raise refused(
                 "coupon_individual_use_only",
                 f"Coupon {other.code!r} is applied and cannot be combined with other coupons.",
             )
+    if terms.individual_use and applied:
+        raise refused(
+            "coupon_individual_use_only",
+            f"Coupon {terms.code!r} cannot be combined with other coupons.",
+        )
 
 
 def sort_for_discount(coupons: list[CouponTerms]) -> list[CouponTerms]:

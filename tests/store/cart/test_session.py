@@ -233,3 +233,21 @@ def test_merge_service_adds_lines_caps_at_stock_and_moves_coupons_and_address(
 def test_merge_service_needs_a_user(lamp):
     with pytest.raises(ValueError, match="logged-in user"):
         cart_merge_on_login(user=None, token="x" * 43)
+
+
+def test_a_merge_that_brings_an_individual_use_coupon_beside_others_keeps_the_first(
+    store_client, customer, lamp
+):
+    make_coupon("TEN", "percent", 10)
+    make_coupon("SOLO", "fixed_cart", 3, individual_use=True)
+    account = store_client(customer)
+    add(account, lamp.pk)
+    account.post("/rest/ec/v1/coupons/apply", {"code": "TEN"}, format="json")
+    guest = APIClient()
+    add(guest, lamp.pk)
+    guest.post("/rest/ec/v1/coupons/apply", {"code": "SOLO"}, format="json")
+    cart_merge_on_login(user=customer, token=token_of(guest))
+    cart = cart_of(account)
+    assert [c["code"] for c in cart["coupons"]] == ["TEN"]
+    assert cart["notices"][0]["code"] == "coupon_removed"
+    assert "cannot be combined" in cart["notices"][0]["message"]
