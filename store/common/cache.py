@@ -47,3 +47,34 @@ class VersionedCache:
         timeout = settings.STORE_CATALOG_CACHE_SECONDS
         if timeout:
             cache.set(key, value, timeout)
+
+
+# --- Process-local copies of small versioned entries (cart pricing tables) ---------------------
+
+_copies: dict[str, tuple[str, object]] = {}
+MAX_COPIES = 256
+
+
+def cached_copy(family: VersionedCache, name: str, load):
+    """`load()`'s value under the family's current version, read through three layers.
+
+    This process's copy while the version is unchanged (one cache round trip, for the version
+    token, and nothing to unpickle), else the shared cache's entry, else `load()` (stored in
+    both). A write bumps the version, so every process drops its copy on its next read. For
+    small, hot, read-mostly entries (shipping zones, tax rates, coupon terms); callers must not
+    mutate what they get.
+    """
+    version = family.version()
+    slot = f"{family.family}:{name}"
+    copy = _copies.get(slot)
+    if copy is not None and copy[0] == version:
+        return copy[1]
+    key = f"store:{family.family}:{version}:{name}"
+    value = family.get(key)
+    if value is None:
+        value = load()
+        family.set(key, value)
+    if len(_copies) >= MAX_COPIES:
+        _copies.clear()
+    _copies[slot] = (version, value)
+    return value

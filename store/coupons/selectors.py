@@ -10,7 +10,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils import timezone
 
 from store.catalog.models import Category, Product
-from store.common.cache import VersionedCache
+from store.common.cache import VersionedCache, cached_copy
 from store.common.errors import not_found
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
 from store.coupons.rules import CouponTerms, refused
@@ -101,13 +101,12 @@ def cached_terms(coupons: list[Coupon]) -> dict[int, CouponTerms]:
     if not coupons:
         return {}
     ids = sorted({coupon.pk for coupon in coupons})
-    key = terms_cache.key({"ids": ids})
-    found = terms_cache.get(key)
-    if found is None:
+
+    def load() -> dict[int, CouponTerms]:
         loaded = with_restrictions(Coupon.objects.filter(pk__in=ids))
-        found = {coupon.pk: terms_of(coupon) for coupon in loaded}
-        terms_cache.set(key, found)
-    return found
+        return {coupon.pk: terms_of(coupon) for coupon in loaded}
+
+    return cached_copy(terms_cache, "ids:" + ",".join(map(str, ids)), load)
 
 
 def invalidate_terms(*args, **kwargs) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch
 from django.db.models.signals import post_delete, post_save
 
-from store.common.cache import VersionedCache
+from store.common.cache import VersionedCache, cached_copy
 from store.common.locations import Location, normalise_postcode, postcode_matches
 from store.shipping.calculation import Package, method_cost
 from store.shipping.models import (
@@ -33,12 +33,7 @@ def zones() -> list[ShippingZone]:
     Kept whole in the cache (three queries to load); any saved or deleted zone, location or
     method drops it (signals), on the spot and again at commit.
     """
-    key = table.key({})
-    cached = table.get(key)
-    if cached is None:
-        cached = _load_zones()
-        table.set(key, cached)
-    return cached
+    return cached_copy(table, "all", _load_zones)
 
 
 def invalidate(*args, **kwargs) -> None:

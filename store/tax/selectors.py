@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.db.models.signals import post_delete, post_save
 
-from store.common.cache import VersionedCache
+from store.common.cache import VersionedCache, cached_copy
 from store.common.locations import Location, normalise_postcode, postcode_matches, split_patterns
 from store.settings import selectors as store_settings
 from store.tax.calculation import Rate
@@ -37,25 +37,24 @@ class RateRow:
 def enabled_rates() -> list[RateRow]:
     """Every enabled rate, kept whole in the cache (any saved or deleted rate or class drops
     it, on the spot and again at commit; admin bulk actions call `invalidate`)."""
-    key = table.key({})
-    rows = table.get(key)
-    if rows is None:
-        rows = [
-            RateRow(
-                id=rate.pk,
-                tax_class=rate.tax_class.slug,
-                country=rate.country,
-                region=rate.region,
-                postcodes=tuple(split_patterns(rate.postcodes)),
-                percent=rate.rate,
-                label=rate.name,
-                priority=rate.priority,
-                applies_to_shipping=rate.applies_to_shipping,
-            )
-            for rate in TaxRate.objects.filter(enabled=True).select_related("tax_class")
-        ]
-        table.set(key, rows)
-    return rows
+    return cached_copy(table, "enabled", _load_rates)
+
+
+def _load_rates() -> list[RateRow]:
+    return [
+        RateRow(
+            id=rate.pk,
+            tax_class=rate.tax_class.slug,
+            country=rate.country,
+            region=rate.region,
+            postcodes=tuple(split_patterns(rate.postcodes)),
+            percent=rate.rate,
+            label=rate.name,
+            priority=rate.priority,
+            applies_to_shipping=rate.applies_to_shipping,
+        )
+        for rate in TaxRate.objects.filter(enabled=True).select_related("tax_class")
+    ]
 
 
 def invalidate(*args, **kwargs) -> None:

@@ -368,3 +368,20 @@ def test_reading_the_cart_costs_a_fixed_number_of_queries(anon, django_assert_ma
         twelve = anon.get(CART)
     assert len(three.json()["cart"]["items"]) == 3
     assert len(twelve.json()["cart"]["items"]) == 12
+
+
+def test_a_process_copy_of_a_pricing_table_is_dropped_when_its_version_changes():
+    from store.common.cache import VersionedCache, cached_copy
+
+    family = VersionedCache("test_family")
+    loads = []
+
+    def load():
+        loads.append(1)
+        return len(loads)
+
+    assert cached_copy(family, "all", load) == 1
+    assert cached_copy(family, "all", load) == 1  # this process's copy
+    family.bump()
+    assert cached_copy(family, "all", load) == 2
+    assert loads == [1, 1]
