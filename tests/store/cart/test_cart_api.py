@@ -385,3 +385,30 @@ def test_a_process_copy_of_a_pricing_table_is_dropped_when_its_version_changes()
     family.bump()
     assert cached_copy(family, "all", load) == 2
     assert loads == [1, 1]
+
+
+def test_a_process_copy_lasts_no_longer_than_the_cache_lifetime(settings):
+    import time_machine as tm
+
+    from store.common.cache import VersionedCache, cached_copy
+
+    family = VersionedCache("test_lifetime")
+    loads = []
+
+    def load():
+        loads.append(1)
+        return len(loads)
+
+    settings.STORE_CATALOG_CACHE_SECONDS = 60
+    with tm.travel(0, tick=False) as clock:
+        assert cached_copy(family, "all", load) == 1
+        from django.core.cache import cache
+
+        cache.delete(f"store:test_lifetime:{family.version()}:all")  # as if the entry expired
+        clock.shift(30)
+        assert cached_copy(family, "all", load) == 1
+        clock.shift(31)
+        assert cached_copy(family, "all", load) == 2
+    settings.STORE_CATALOG_CACHE_SECONDS = 0
+    assert cached_copy(family, "all", load) == 3
+    assert cached_copy(family, "all", load) == 4  # no caching at all
