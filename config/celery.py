@@ -15,6 +15,8 @@ app = Celery("emporion")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# Periodic work, one entry per job; every task is idempotent, so a missed or doubled beat is
+# harmless.
 app.conf.beat_schedule = {
     "purge-idempotency-keys": {
         "task": "common.purge_idempotency_keys",
@@ -29,17 +31,23 @@ app.conf.beat_schedule = {
         "task": "licensing.expire_licenses",
         "schedule": crontab(minute=5),
     },
-}
-
-# Webhooks: due retry attempts wait in the database; this enqueues them.
-app.conf.beat_schedule["webhooks-dispatch-due"] = {
-    "task": "webhooks.dispatch_due",
-    "schedule": 10.0,
-}
-
-# Store orders: stock releases recorded in the database whose task never ran (the broker was
-# unreachable at commit) are enqueued again.
-app.conf.beat_schedule["store-orders-release-due"] = {
-    "task": "store_orders.release_due",
-    "schedule": 60.0,
+    # Webhooks: due retry attempts wait in the database; this enqueues them.
+    "webhooks-dispatch-due": {
+        "task": "webhooks.dispatch_due",
+        "schedule": 10.0,
+    },
+    # Store orders: stock releases whose task never ran (broker unreachable at commit).
+    "store-orders-release-due": {
+        "task": "store_orders.release_due",
+        "schedule": 60.0,
+    },
+    # Store: idle carts are deleted; coupon holds of abandoned checkouts are released.
+    "store-purge-stale-carts": {
+        "task": "store_cart.purge_stale_carts",
+        "schedule": crontab(minute=23),
+    },
+    "store-expire-coupon-holds": {
+        "task": "store_coupons.expire_holds",
+        "schedule": crontab(minute="*/5"),
+    },
 }

@@ -60,9 +60,14 @@ INSTALLED_APPS += [
     "store.catalog",
     "store.reviews",
     "store.docs",
+    "store.inventory",
+    "store.customers",
+    "store.orders",
+    "store.shipping",
+    "store.tax",
+    "store.coupons",
+    "store.cart",
 ]
-# Store: the inventory ledger, customers and orders (issue 6).
-INSTALLED_APPS += ["store.inventory", "store.customers", "store.orders"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -380,6 +385,17 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
             "HistoryField",
             "OrderSource",
         )
+    }
+)
+
+# Cart, shipping, tax and coupons (issue 7). Coupon codes can be guessed: applying and validating
+# them is rate limited per client address (or account).
+THROTTLE_DEFAULTS["coupon_validate"] = "30/min"
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["coupon_validate"] = _rate("coupon_validate", "30/min")
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "DiscountTypeEnum": "store.coupons.models.DiscountType",
+        "ShippingMethodTypeEnum": "store.shipping.models.MethodType",
     }
 )
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from store.access import demo as access_demo
 from store.catalog import demo as catalog_demo
+from store.coupons import demo as coupons_demo
 from store.inventory import demo as inventory_demo
 from store.orders import demo as orders_demo
 from store.reviews import demo as reviews_demo
 from store.settings import demo as settings_demo
+from store.shipping import demo as shipping_demo
+from store.tax import demo as tax_demo
 
 
 def seed() -> list[str]:
@@ -23,9 +26,17 @@ def seed() -> list[str]:
     lines += inventory_demo.seed()
     lines.append("  Orders (developer@example.com's under /account/orders):")
     lines += orders_demo.seed()
+    # Issue 7: shipping, tax, coupons.
+    lines.append("  Shipping:")
+    lines += shipping_demo.seed()
+    lines.append("  Tax:")
+    lines += tax_demo.seed()
+    lines.append("  Coupons:")
+    lines += coupons_demo.seed()
     lines += [
         "  Try: GET /rest/ec/v1/products, /rest/ec/v1/products/facets?attr_color=blue,",
         "       /rest/ec/v1/search?q=tee, /rest/ec/v1/categories/tree",
+        "  Cart: see the README's walk-through (POST /rest/ec/v1/cart/items, ...)",
         "  Playground: log in at /admin/ as admin@example.com, then open",
         "       /rest/ec/v1/docs/playground",
     ]

@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("store.catalog.api.urls")),
     path("", include("store.reviews.api.urls")),
     path("", include("store.docs.api.urls")),
+    path("", include("store.orders.api.urls")),
+    path("", include("store.cart.api.urls")),
+    path("", include("store.coupons.api.urls")),
 ]
-# Orders (issue 6).
-urlpatterns += [path("", include("store.orders.api.urls"))]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
 
 from django.conf import settings
@@ -47,3 +48,38 @@ class VersionedCache:
         timeout = settings.STORE_CATALOG_CACHE_SECONDS
         if timeout:
             cache.set(key, value, timeout)
+
+
+# --- Process-local copies of small versioned entries (cart pricing tables) ---------------------
+
+_copies: dict[str, tuple[str, object, float]] = {}
+MAX_COPIES = 256
+
+
+def cached_copy(family: VersionedCache, name: str, load):
+    """`load()`'s value under the family's current version, read through three layers.
+
+    This process's copy while the version is unchanged (one cache round trip, for the version
+    token, and nothing to unpickle), else the shared cache's entry, else `load()` (stored in
+    both). A write bumps the version, so every process drops its copy on its next read. For
+    small, hot, read-mostly entries (shipping zones, tax rates, coupon terms); callers must not
+    mutate what they get. A copy also lasts at most STORE_CATALOG_CACHE_SECONDS, like a shared
+    entry, which bounds staleness where each process has its own cache (no REDIS_URL).
+    """
+    version = family.version()
+    slot = f"{family.family}:{name}"
+    now = time.time()
+    copy = _copies.get(slot)
+    if copy is not None and copy[0] == version and copy[2] > now:
+        return copy[1]
+    key = f"store:{family.family}:{version}:{name}"
+    value = family.get(key)
+    if value is None:
+        value = load()
+        family.set(key, value)
+    lifetime = settings.STORE_CATALOG_CACHE_SECONDS
+    if lifetime:
+        if len(_copies) >= MAX_COPIES:
+            _copies.clear()
+        _copies[slot] = (version, value, now + lifetime)
+    return value

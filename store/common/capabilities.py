@@ -76,9 +76,18 @@ SHOP_MANAGER_CAPABILITIES = (
     manage("reports"),
 )
 # Shop managers also get the Django admin's model permissions of these apps.
-SHOP_MANAGER_ADMIN_APPS = ("store_catalog", "store_media", "store_reviews")
-# ... and of orders, customers and the inventory (issue 6).
-SHOP_MANAGER_ADMIN_APPS += ("store_orders", "store_customers", "store_inventory")
+# (Tax stays with administrators.)
+SHOP_MANAGER_ADMIN_APPS = (
+    "store_catalog",
+    "store_media",
+    "store_reviews",
+    "store_orders",
+    "store_customers",
+    "store_inventory",
+    "store_cart",
+    "store_shipping",
+    "store_coupons",
+)
 # The seeded "Store administrator" role: manage_options, for administrators who are not
 # Django superusers.
 ADMINISTRATOR_ROLE = "Store administrator"

@@ -71,12 +71,14 @@ def issue_cart_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def set_cart_cookie(response, token: str) -> None:
+def set_cart_cookie(response, token: str, *, request=None) -> None:
+    """HttpOnly, SameSite=Lax; Secure under HTTPS (or whenever SESSION_COOKIE_SECURE is on)."""
+    secure = settings.SESSION_COOKIE_SECURE or (request is not None and request.is_secure())
     response.set_cookie(
         CART_COOKIE,
         token,
         max_age=CART_COOKIE_MAX_AGE,
         httponly=True,
         samesite="Lax",
-        secure=settings.SESSION_COOKIE_SECURE,
+        secure=secure,
     )

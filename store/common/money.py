@@ -43,3 +43,40 @@ class MoneyField(serializers.DecimalField):
         if isinstance(data, float):
             data = repr(data)
         return super().to_internal_value(data)
+
+
+# --- Whole cents: the cart's arithmetic (store.cart.calculation, store.tax.calculation) ----------
+
+
+def to_cents(value) -> int:
+    """A money value as whole cents (rounded half up to the cent first)."""
+    return int(money(value).scaleb(PLACES))
+
+
+def from_cents(cents: int) -> Decimal:
+    return Decimal(cents).scaleb(-PLACES).quantize(_QUANTUM)
+
+
+def round_half_up(value: Decimal) -> int:
+    """A Decimal amount of cents rounded to a whole cent, halves away from zero."""
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def allocate_cents(total: int, weights: list[int]) -> list[int]:
+    """Split `total` cents in proportion to `weights`, exactly (largest remainder).
+
+    Each share is the floor of its exact part; the cents left go one each to the largest
+    fractional parts (earlier entries first on ties). The shares always add up to `total`.
+    """
+    whole = sum(weights)
+    if total == 0 or whole == 0:
+        if total:
+            raise ValueError("cannot allocate cents over zero weights")
+        return [0] * len(weights)
+    shares = [total * w // whole for w in weights]
+    remainders = [(total * w) % whole for w in weights]
+    left = total - sum(shares)
+    order = sorted(range(len(weights)), key=lambda i: (-remainders[i], i))
+    for i in order[:left]:
+        shares[i] += 1
+    return shares

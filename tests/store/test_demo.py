@@ -76,3 +76,29 @@ def test_seed_demo_adds_orders_in_several_statuses_with_their_stock(settings):
     counts = (Order.objects.count(), StockMovement.objects.count())
     call_command("seed_demo", stdout=StringIO())
     assert (Order.objects.count(), StockMovement.objects.count()) == counts
+
+
+def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(settings):
+    from store.coupons.models import Coupon
+    from store.shipping.models import ShippingMethod, ShippingZone
+    from store.tax.models import TaxRate
+
+    settings.DEBUG = True
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    counts = (
+        ShippingZone.objects.count(),
+        ShippingMethod.objects.count(),
+        TaxRate.objects.count(),
+        Coupon.objects.count(),
+    )
+    assert counts == (4, 7, 54, 4)
+    assert ShippingZone.objects.filter(is_fallback=True).count() == 1
+    assert "WELCOME10" in out.getvalue()
+    call_command("seed_demo", stdout=StringIO())
+    assert (
+        ShippingZone.objects.count(),
+        ShippingMethod.objects.count(),
+        TaxRate.objects.count(),
+        Coupon.objects.count(),
+    ) == counts

@@ -9,6 +9,7 @@ from tests.store.conftest import API, error
 pytestmark = pytest.mark.django_db
 
 SECTIONS = {"general", "currency", "products", "inventory", "reviews", "media", "developer"}
+SECTIONS |= {"tax", "cart"}  # issue 7
 
 
 def test_all_settings_with_their_defaults(admin_client_api):

@@ -1,0 +1,246 @@
+"""The cart routes (spec: Cart): public, bound to the cart session.
+
+The cart is found by the `ec_cart_id` cookie, else by a `cart_id` hint (JSON body, query or
+`X-Cart-ID`; the cookie wins, a conflicting hint is only logged), or by the logged-in customer
+(store.cart.services.session). An answer whose cart is not the cookie's (a cart just made, or
+a customer's cart) sets the cookie and repeats the token in the `X-Cart-ID` header.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.response import Response
+
+from store.cart.services import items as item_services
+from store.cart.services import shipping as shipping_services
+from store.cart.services.pricing import cart_state
+from store.cart.services.session import cart_find
+from store.common.cart_session import CART_COOKIE, CART_HEADER, cart_token, set_cart_cookie
+from store.common.params import validate_body
+from store.common.permissions import PUBLIC
+from store.common.schema import store_schema
+from store.common.views import StoreAPIView
+
+from . import serializers as s
+
+TAG = "Cart"
+SESSION_PARAMETERS = [
+    OpenApiParameter(
+        "cart_id",
+        str,
+        OpenApiParameter.QUERY,
+        required=False,
+        description="Cart id hint for clients without cookies (also accepted as `cart_id` in "
+        "a JSON body and as the X-Cart-ID header). The ec_cart_id cookie wins over it.",
+    ),
+    OpenApiParameter(
+        CART_HEADER,
+        str,
+        OpenApiParameter.HEADER,
+        required=False,
+        description="Cart id hint (see cart_id).",
+    ),
+]
+ITEM_ID = OpenApiParameter(
+    "item_id", str, OpenApiParameter.PATH, description="The cart-item token (`items[].id`)."
+)
+SESSION_TEXT = (
+    " The cart is the `ec_cart_id` cookie's (or a logged-in customer's); an answer for a cart "
+    "that is not the cookie's sets the cookie (HttpOnly, SameSite=Lax) and repeats the token "
+    "in the X-Cart-ID header."
+)
+
+
+class CartSessionView(StoreAPIView):
+    """Public routes bound to the cart session."""
+
+    access = {"*": PUBLIC}
+    openapi_tag = TAG
+
+    def session(self, request) -> dict:
+        return {"token": cart_token(request).value, "user": request.user}
+
+    def answer(self, request, cart, body: dict, *, status: int = 200) -> Response:
+        response = Response(body, status=status)
+        response["Cache-Control"] = "no-store"
+        if cart is not None and request.COOKIES.get(CART_COOKIE) != cart.token:
+            set_cart_cookie(response, cart.token, request=request)
+            response[CART_HEADER] = cart.token
+        return response
+
+    def cart_answer(self, request, cart, *, notices=None, status: int = 200) -> Response:
+        state = cart_state(cart)
+        return self.answer(
+            request, cart, {"cart": s.cart_data(state, notices=notices)}, status=status
+        )
+
+
+class CartView(CartSessionView):
+    @store_schema(
+        summary="Read the cart",
+        responses={200: s.CartBodySerializer},
+        parameters=SESSION_PARAMETERS,
+        description="`{cart: {...}}`: items, totals (decimal strings; `total = subtotal - "
+        "discount + shipping + tax`, the first three without tax), coupons, tax lines, the "
+        "shipping address and the method counted. Without a cart: an empty cart (none is "
+        "made)." + SESSION_TEXT,
+    )
+    def get(self, request):
+        cart = cart_find(**self.session(request))
+        return self.cart_answer(request, cart)
+
+
+class CartItemsView(CartSessionView):
+    @store_schema(
+        summary="Add an item to the cart",
+        request=s.CartItemAddSerializer,
+        responses={200: s.CartBodySerializer},
+        parameters=SESSION_PARAMETERS,
+        errors={
+            404: "No such active product (`product_not_found`) or enabled variant of it "
+            "(`variant_not_found`)."
+        },
+        description="`product_id` is required (400 `invalid_param` without it). A variable "
+        "product needs `variant_id` (400 `variant_required`); a simple one takes none (400 "
+        "`not_variable_product`). Quantities below 1 become 1. The same product, variant and "
+        "options join one line. An item whose stock is tracked cannot go past its stock unless "
+        "backorders are allowed (400 `out_of_stock`, `insufficient_stock`); limits: "
+        "`cart_item_quantity_limit`, `cart_full`. Makes the cart when there is none."
+        + SESSION_TEXT,
+    )
+    def post(self, request):
+        body = validate_body(s.CartItemAddSerializer, request.data)
+        cart = item_services.cart_item_add(
+            **self.session(request),
+            product_id=body["product_id"],
+            variant_id=body.get("variant_id"),
+            quantity=body.get("quantity"),
+            options=body.get("options") or {},
+        )
+        return self.cart_answer(request, cart)
+
+
+ITEM_ERRORS = {404: "No line with this token in the cart (`cart_item_not_found`)."}
+
+
+class CartItemView(CartSessionView):
+    def _update(self, request, item_id):
+        body = validate_body(s.CartItemUpdateSerializer, request.data)
+        cart = item_services.cart_item_update(
+            **self.session(request), item_id=item_id, quantity=body["quantity"]
+        )
+        return self.cart_answer(request, cart)
+
+    @store_schema(
+        summary="Change an item's quantity",
+        request=s.CartItemUpdateSerializer,
+        responses={200: s.CartBodySerializer},
+        parameters=[ITEM_ID, *SESSION_PARAMETERS],
+        errors=ITEM_ERRORS,
+        description="Body `{quantity}`; below 1 becomes 1. Raising it is checked against the "
+        "stock (400 `insufficient_stock`).",
+    )
+    def patch(self, request, item_id):
+        return self._update(request, item_id)
+
+    @store_schema(
+        summary="Change an item's quantity (same as PATCH)",
+        request=s.CartItemUpdateSerializer,
+        responses={200: s.CartBodySerializer},
+        parameters=[ITEM_ID, *SESSION_PARAMETERS],
+        errors=ITEM_ERRORS,
+    )
+    def put(self, request, item_id):
+        return self._update(request, item_id)
+
+    @store_schema(
+        summary="Remove an item",
+        responses={200: s.CartBodySerializer},
+        parameters=[ITEM_ID, *SESSION_PARAMETERS],
+        errors=ITEM_ERRORS,
+    )
+    def delete(self, request, item_id):
+        cart = item_services.cart_item_remove(**self.session(request), item_id=item_id)
+        return self.cart_answer(request, cart)
+
+
+class CartClearView(CartSessionView):
+    @store_schema(
+        summary="Empty the cart",
+        request=None,
+        responses={200: s.CartBodySerializer},
+        parameters=SESSION_PARAMETERS,
+        description="Removes every item and coupon (the shipping address stays); answers the "
+        "empty cart. Without a cart, answers an empty one.",
+    )
+    def post(self, request):
+        cart = item_services.cart_clear(**self.session(request))
+        return self.cart_answer(request, cart)
+
+
+class CartSummaryView(CartSessionView):
+    @store_schema(
+        summary="The cart's counts and totals",
+        responses={200: s.CartSummaryBodySerializer},
+        parameters=SESSION_PARAMETERS,
+        description="`{cart: {...}}` like GET /cart without the items, tax lines, address and "
+        "notices: for a mini-cart.",
+    )
+    def get(self, request):
+        cart = cart_find(**self.session(request))
+        return self.answer(request, cart, {"cart": s.summary_data(cart_state(cart))})
+
+
+class CartShippingAddressView(CartSessionView):
+    @store_schema(
+        summary="Set the shipping address",
+        request=s.ShippingAddressSerializer,
+        responses={200: s.CartBodySerializer},
+        parameters=SESSION_PARAMETERS,
+        description="`country` (ISO 3166-1 alpha-2, required), `region` (ISO 3166-2 "
+        "subdivision), `postcode`; each checked (400 `invalid_param` naming it). Shipping "
+        "costs, and tax (setting tax.tax_based_on), are reckoned for it; until one is given, "
+        "for the store's country. Makes the cart when there is none.",
+    )
+    def post(self, request):
+        body = validate_body(s.ShippingAddressSerializer, request.data)
+        cart = shipping_services.cart_shipping_address_set(
+            **self.session(request),
+            country=body["country"],
+            region=body.get("region"),
+            postcode=body.get("postcode"),
+        )
+        return self.cart_answer(request, cart)
+
+
+class CartShippingMethodsView(CartSessionView):
+    @store_schema(
+        summary="Shipping methods available for the cart",
+        responses={200: s.ShippingMethodsSerializer},
+        parameters=SESSION_PARAMETERS,
+        description="The methods of the first shipping zone matching the cart's address (the "
+        "store's country until one is given), each with its cost for this cart and the tax on "
+        "it; `selected` marks the one counted in the totals (the chosen one while it is "
+        "available, else the first).",
+    )
+    def get(self, request):
+        cart = cart_find(**self.session(request))
+        return self.answer(request, cart, s.shipping_methods_data(cart_state(cart)))
+
+
+class CartShippingMethodView(CartSessionView):
+    @store_schema(
+        summary="Choose the shipping method",
+        request=s.ShippingMethodSelectSerializer,
+        responses={200: s.CartBodySerializer},
+        parameters=SESSION_PARAMETERS,
+        description="Only a method available for the cart's address and contents (400 "
+        "`shipping_method_not_found`, `shipping_method_unavailable`; `cart_empty` without "
+        "items).",
+    )
+    def post(self, request):
+        body = validate_body(s.ShippingMethodSelectSerializer, request.data)
+        cart = shipping_services.cart_shipping_method_set(
+            **self.session(request), method_id=body["method_id"]
+        )
+        return self.cart_answer(request, cart)

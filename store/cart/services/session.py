@@ -1,0 +1,146 @@
+"""Which cart a request works on, making one when needed, and merging a guest's cart into a
+customer's when they log in.
+
+- A guest's cart is found by its token (the `ec_cart_id` cookie, or a `cart_id` hint; see
+  store.common.cart_session). A token the server did not issue, or whose cart is gone, finds
+  nothing: the next write makes a new cart with a fresh token (a client never chooses its
+  token).
+- A logged-in customer's cart follows the account: it is found by the user, whatever token
+  the request carries. When the request also carries a guest cart's token, that cart is merged
+  into the customer's (`cart_merge_on_login`, which the checkout login calls as well).
+- A customer's cart is never served to anyone else: a request without that login (a logged-out
+  browser still holding the cookie, say) does not find it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from store.cart.models import Cart, CartCoupon, CartItem
+from store.cart.services.stock import stock_limit
+from store.common.cart_session import issue_cart_token
+from store.settings import selectors as store_settings
+
+logger = logging.getLogger(__name__)
+
+
+def _user(user):
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
+
+
+def cart_find(*, token: str | None, user=None) -> Cart | None:
+    """The request's cart, or None (merging a carried guest cart into a customer's)."""
+    user = _user(user)
+    if user is not None:
+        if token and Cart.objects.filter(token=token, user__isnull=True).exists():
+            return cart_merge_on_login(user=user, token=token)
+        return Cart.objects.filter(user=user).first()
+    if not token:
+        return None
+    return Cart.objects.filter(token=token, user__isnull=True).first()
+
+
+def cart_for_update(*, token: str | None, user=None, create: bool = True) -> Cart | None:
+    """The request's cart locked for a write (inside the caller's transaction), made if needed.
+
+    Concurrent writes to one cart queue on this lock, so two adds of the same item end as
+    one line with both quantities.
+    """
+    if _user(user) is None:  # a guest: find and lock in one query
+        locked = Cart.objects.select_for_update()
+        cart = locked.filter(token=token, user__isnull=True).first() if token else None
+        if cart is None and create:
+            cart = _create(user=None)  # inserted by this transaction: no one else sees it
+        return cart
+    cart = cart_find(token=token, user=user)
+    if cart is None:
+        if not create:
+            return None
+        cart = _create(user=_user(user))
+    return Cart.objects.select_for_update().get(pk=cart.pk)
+
+
+def _create(*, user) -> Cart:
+    if user is None:
+        return Cart.objects.create(token=issue_cart_token())
+    try:
+        with transaction.atomic():
+            return Cart.objects.create(token=issue_cart_token(), user=user)
+    except IntegrityError:  # a racing request made the customer's cart first
+        return Cart.objects.get(user=user)
+
+
+def touch(cart: Cart) -> None:
+    cart.updated_at = timezone.now()
+    cart.save(update_fields=["updated_at"])
+
+
+@transaction.atomic
+def cart_merge_on_login(*, user, token: str | None) -> Cart | None:
+    """Merge the guest cart of `token` into `user`'s cart; answer the customer's cart.
+
+    Without a customer cart the guest cart simply becomes theirs. Otherwise each guest line
+    joins the same line of the customer's cart (quantities add up, capped at the stock and the
+    per-item limit) or is moved over (up to the line limit); the guest's coupons are added
+    (re-checked at the next calculation); the guest's shipping address and method win, being
+    the latest the shopper gave. The guest cart is then deleted. Idempotent: a token that
+    names no guest cart leaves everything as it is.
+    """
+    user = _user(user)
+    if user is None:
+        raise ValueError("cart_merge_on_login needs a logged-in user")
+    guest = (
+        Cart.objects.select_for_update().filter(token=token, user__isnull=True).first()
+        if token
+        else None
+    )
+    own = Cart.objects.select_for_update().filter(user=user).first()
+    if guest is None:
+        return own
+    if own is None:
+        try:
+            with transaction.atomic():
+                guest.user = user
+                guest.updated_at = timezone.now()
+                guest.save(update_fields=["user", "updated_at"])
+            return guest
+        except IntegrityError:  # the customer's cart appeared meanwhile: merge into it
+            guest.user = None
+            own = Cart.objects.select_for_update().get(user=user)
+    _merge(guest, own)
+    return own
+
+
+def _merge(guest: Cart, own: Cart) -> None:
+    limits = store_settings.get_section("cart")
+    existing = {item.key: item for item in own.items.select_for_update()}
+    lines = len(existing)
+    for item in guest.items.select_related("product", "variant").order_by("created_at", "id"):
+        limit = stock_limit(item.product, item.variant)
+        caps = [limits["max_quantity"]] + ([limit] if limit is not None else [])
+        mine = existing.get(item.key)
+        if mine is not None:
+            mine.quantity = max(1, min(mine.quantity + item.quantity, *caps))
+            mine.save(update_fields=["quantity", "updated_at"])
+        elif lines < limits["max_lines"] and (limit is None or limit > 0):
+            CartItem.objects.filter(pk=item.pk).update(
+                cart=own, quantity=max(1, min(item.quantity, *caps))
+            )
+            lines += 1
+        else:
+            logger.info("cart merge: line %s of cart %s dropped", item.key, guest.pk)
+    applied = set(own.applied_coupons.values_list("coupon_id", flat=True))
+    for link in guest.applied_coupons.order_by("applied_at", "id"):
+        if link.coupon_id not in applied:
+            CartCoupon.objects.create(cart=own, coupon_id=link.coupon_id)
+    if guest.shipping_country:
+        own.shipping_country = guest.shipping_country
+        own.shipping_region = guest.shipping_region
+        own.shipping_postcode = guest.shipping_postcode
+        own.shipping_method_id = guest.shipping_method_id or own.shipping_method_id
+    own.updated_at = timezone.now()
+    own.save()
+    guest.delete()

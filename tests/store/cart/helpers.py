@@ -1,0 +1,30 @@
+"""Shared helpers of the cart tests: a shopper's client and the cart calls."""
+
+from rest_framework.test import APIClient
+
+from store.common.cart_session import CART_COOKIE
+from tests.store.conftest import API
+
+CART = f"{API}/cart"
+
+
+def add(client: APIClient, product_id, quantity=None, **body):
+    data = {"product_id": product_id, **body}
+    if quantity is not None:
+        data["quantity"] = quantity
+    return client.post(f"{CART}/items", data, format="json")
+
+
+def cart_of(client: APIClient) -> dict:
+    response = client.get(CART)
+    assert response.status_code == 200, response.content
+    return response.json()["cart"]
+
+
+def token_of(client: APIClient) -> str | None:
+    morsel = client.cookies.get(CART_COOKIE)
+    return morsel.value if morsel is not None else None
+
+
+def money_fields(cart: dict) -> dict:
+    return {key: cart[key] for key in ("subtotal", "discount", "shipping", "tax", "total")}
