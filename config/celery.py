@@ -50,4 +50,14 @@ app.conf.beat_schedule = {
         "task": "store_coupons.expire_holds",
         "schedule": crontab(minute="*/5"),
     },
+    # Store checkout: open checkouts whose hold ran out give their stock and coupon uses back;
+    # orders left unpaid past their hold are cancelled.
+    "store-checkout-expire-holds": {
+        "task": "store_checkout.expire_holds",
+        "schedule": 60.0,
+    },
+    "store-checkout-cancel-unpaid-orders": {
+        "task": "store_checkout.cancel_unpaid_orders",
+        "schedule": 60.0,
+    },
 }

@@ -67,6 +67,8 @@ INSTALLED_APPS += [
     "store.tax",
     "store.coupons",
     "store.cart",
+    "store.payments",
+    "store.checkout",
 ]
 
 MIDDLEWARE = [
@@ -397,6 +399,30 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "DiscountTypeEnum": "store.coupons.models.DiscountType",
         "ShippingMethodTypeEnum": "store.shipping.models.MethodType",
     }
+)
+
+# Checkout and payments (issue 7, second part): completing a checkout, order-received lookups,
+# e-mail checks (they tell whether an account exists) and the checkout's log-in and sign-up get
+# their own stricter limits, per client address (or account).
+THROTTLE_DEFAULTS |= {
+    "checkout_complete": "10/min",
+    "order_received": "20/min",
+    "checkout_check_email": "10/min",
+    "checkout_login": "5/min",
+    "checkout_create_account": "5/min",
+}
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
+    scope: _rate(scope, THROTTLE_DEFAULTS[scope])
+    for scope in (
+        "checkout_complete",
+        "order_received",
+        "checkout_check_email",
+        "checkout_login",
+        "checkout_create_account",
+    )
+}
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {"CheckoutStatusEnum": "store.checkout.models.CheckoutStatus"}
 )
 
 # --- E-mail -----------------------------------------------------------------------------------

@@ -16,4 +16,5 @@ urlpatterns = [
     path("", include("store.orders.api.urls")),
     path("", include("store.cart.api.urls")),
     path("", include("store.coupons.api.urls")),
+    path("", include("store.checkout.api.urls")),
 ]

@@ -32,6 +32,11 @@ class Cart(models.Model):
         ShippingMethod, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     coupons = models.ManyToManyField(Coupon, through="CartCoupon", blank=True, related_name="+")
+    stock_held = models.BooleanField(
+        default=False,
+        help_text="Its open checkout holds stock for it in the inventory ledger (reference "
+        "cart:<id>); the cart's own limits count those units as its own.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now, db_index=True)
 

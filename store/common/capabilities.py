@@ -87,6 +87,7 @@ SHOP_MANAGER_ADMIN_APPS = (
     "store_cart",
     "store_shipping",
     "store_coupons",
+    "store_checkout",  # issue 7: checkouts (the sandbox's charges stay with administrators)
 )
 # The seeded "Store administrator" role: manage_options, for administrators who are not
 # Django superusers.

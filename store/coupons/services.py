@@ -273,6 +273,27 @@ def coupon_uses_release(*, order_reference: str, now: datetime | None = None) ->
     return released
 
 
+@transaction.atomic
+def coupon_uses_restore(*, order_reference: str, now: datetime | None = None) -> int:
+    """A cancelled (or refunded, failed) order is reopened: the uses it had confirmed count
+    again. Staff reopened it, so the limits are not checked again (as in WooCommerce).
+    Idempotent; answers how many uses were restored."""
+    now = now or timezone.now()
+    reference = str(order_reference)
+    uses = CouponUse.objects.filter(
+        order_reference=reference, status=CouponUseStatus.RELEASED, confirmed_at__isnull=False
+    )
+    _lock(set(uses.values_list("coupon_id", flat=True)))
+    restored = 0
+    for use in uses.select_for_update().order_by("coupon_id"):
+        use.status = CouponUseStatus.CONFIRMED
+        use.released_at = None
+        use.save(update_fields=["status", "released_at"])
+        Coupon.objects.filter(pk=use.coupon_id).update(usage_count=F("usage_count") + 1)
+        restored += 1
+    return restored
+
+
 def coupon_holds_expire(*, now: datetime | None = None) -> int:
     """Mark the holds that ran out as released (they already stopped counting)."""
     now = now or timezone.now()

@@ -69,12 +69,17 @@ def customer_update(*, customer_id: int, fields: dict) -> Customer:
 
 def customer_for_email(*, email: str, defaults: dict | None = None) -> Customer:
     """The customer with this e-mail address, made when there is none (linked to the account
-    with that address, if one exists and has no customer yet)."""
+    with that address, if one exists, has verified the address and has no customer yet: an
+    account whose address is unverified may belong to someone else than the mailbox's owner)."""
     email = normalize_email(email)
     customer = Customer.objects.filter(email=email).first()
     if customer is not None:
         return customer
-    user = get_user_model().objects.filter(email=email, store_customer__isnull=True).first()
+    user = (
+        get_user_model()
+        .objects.filter(email=email, email_verified=True, store_customer__isnull=True)
+        .first()
+    )
     fields = {"email": email, **(defaults or {})}
     if user is not None:
         first, last = _split_name(user.name)
@@ -91,21 +96,43 @@ def customer_for_email(*, email: str, defaults: dict | None = None) -> Customer:
 
 def customer_for_user(*, user) -> Customer:
     """The customer of a logged-in account: its own, else the one with its e-mail address
-    (linked now), else a new one."""
+    (linked now, when the account has verified that address), else a new one.
+
+    An account whose address is not verified cannot take over the customer (and the order
+    history) of that address: 409 `customer_email_unverified`.
+    """
     customer = Customer.objects.filter(user=user).first()
     if customer is not None:
         return customer
+    email = normalize_email(user.email)
     with transaction.atomic():
         existing = (
-            Customer.objects.select_for_update()
-            .filter(email=normalize_email(user.email), user__isnull=True)
-            .first()
+            Customer.objects.select_for_update().filter(email=email, user__isnull=True).first()
         )
         if existing is not None:
+            if not user.email_verified:
+                raise Conflict(
+                    "The orders of this e-mail address join this account once the address "
+                    "is verified.",
+                    code="customer_email_unverified",
+                )
             existing.user = user
             existing.save(update_fields=["user", "updated_at"])
             return existing
-    customer = customer_for_email(email=user.email)
+    if user.email_verified:
+        customer = customer_for_email(email=email)
+    else:  # nobody has ordered with this address: the account may start its own history
+        first, last = _split_name(user.name)
+        try:
+            with transaction.atomic():
+                customer = _save(
+                    Customer(),
+                    {"email": email, "user": user, "first_name": first, "last_name": last},
+                )
+        except ServiceError:  # made meanwhile by a concurrent request
+            customer = Customer.objects.filter(email=email).first()
+            if customer is None:
+                raise
     if customer.user_id != user.pk:
         raise Conflict(
             "The customer with this account's e-mail address belongs to another account.",

@@ -14,3 +14,6 @@ class MovementReason(models.TextChoices):
     ORDER_REFUNDED = "order_refunded", "Order refunded"
     ORDER_FAILED = "order_failed", "Order failed"
     ORDER_DELETED = "order_deleted", "Order deleted"
+    # Issue 7 (checkout): stock held for an open checkout, and given back.
+    CHECKOUT_HOLD = "checkout_hold", "Held for a checkout"
+    CHECKOUT_HOLD_RELEASED = "checkout_hold_released", "Checkout hold released"

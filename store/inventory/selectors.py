@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Sum
 
 from store.common.errors import not_found
-from store.inventory.models import StockLevel, Warehouse
+from store.inventory.models import StockLevel, StockMovement, Warehouse
 from store.inventory.services import default_warehouse
 
 
@@ -33,3 +33,18 @@ def stock_elsewhere(*, product_id: int, variant_id: int | None) -> int:
     )
     levels = levels.filter(variant_id=variant_id) if variant_id else levels.filter(variant=None)
     return levels.aggregate(total=Sum("quantity"))["total"] or 0
+
+
+def held_per_item(*, reference_type: str, reference_id) -> dict[tuple[int, int | None], int]:
+    """Units a reference holds per item ({(product id, variant id): units}), in one query."""
+    rows = (
+        StockMovement.objects.filter(
+            reference_type=reference_type, reference_id=str(reference_id), level__isnull=False
+        )
+        .values("product_id", "variant_id")
+        .annotate(total=Sum("quantity"))
+        .order_by()
+    )
+    return {
+        (row["product_id"], row["variant_id"]): -row["total"] for row in rows if row["total"] < 0
+    }

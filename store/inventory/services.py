@@ -189,6 +189,15 @@ def _lock_products(product_ids: Iterable[int]) -> list[int]:
     )
 
 
+def stock_lock(*, product_ids: Iterable[int]) -> list[int]:
+    """Lock the products (pk order) before several stock changes in one transaction.
+
+    A caller about to give back one set of items and take another (a checkout's hold turning
+    into an order) locks the union first, so its locks follow the global pk order too.
+    """
+    return _lock_products(product_ids)
+
+
 def _item_filter(pairs: Iterable[tuple[int, int | None]]) -> Q:
     query = Q(pk__in=[])
     for product_id, variant_id in pairs:

@@ -69,6 +69,11 @@ class Order(models.Model):
     amount_paid = _money(help_text="Completed payments.")
     amount_refunded = _money(help_text="Completed refunds.")
     item_count = models.PositiveIntegerField(default=0)
+    coupon_lines = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The coupons behind discount_total: [{code, discount, discount_tax}].",
+    )
 
     stock_revision = models.PositiveIntegerField(
         default=0, help_text="Counts the order's stock changes (part of their idempotency keys)."

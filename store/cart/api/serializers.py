@@ -124,11 +124,11 @@ def _image(item) -> str | None:
     return image.url if image is not None else None
 
 
-def item_data(priced: PricedItem, *, max_quantity: int) -> dict:
+def item_data(priced: PricedItem, *, max_quantity: int, held: int = 0) -> dict:
     item = priced.item
     product, variant = item.product, item.variant
     source = variant or product
-    limit = stock_limit(product, variant)
+    limit = stock_limit(product, variant, held=held)
     return {
         "id": item.key,
         "product_id": product.pk,
@@ -208,7 +208,14 @@ def summary_data(state: CartState) -> dict:
 def cart_data(state: CartState, *, notices: list[dict] | None = None) -> dict:
     max_quantity = state.config["cart"]["max_quantity"]
     return {
-        "items": [item_data(priced, max_quantity=max_quantity) for priced in state.items],
+        "items": [
+            item_data(
+                priced,
+                max_quantity=max_quantity,
+                held=state.held.get((priced.item.product_id, priced.item.variant_id), 0),
+            )
+            for priced in state.items
+        ],
         **summary_data(state),
         "tax_lines": [
             {

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from store.cart.models import Cart, CartItem
 from store.cart.services.session import cart_for_update, touch
-from store.cart.services.stock import stock_limit
+from store.cart.services.stock import held_units, stock_limit
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import Product, Variant
 from store.common.errors import not_found, rule_broken
@@ -63,10 +63,13 @@ def _title(product: Product, variant: Variant | None) -> str:
     return (variant.title if variant is not None and variant.title else None) or product.title
 
 
-def check_quantity(product: Product, variant: Variant | None, quantity: int) -> None:
-    """Refuse `quantity` units of one line when the stock or the per-item limit is passed."""
+def check_quantity(
+    product: Product, variant: Variant | None, quantity: int, *, held: int = 0
+) -> None:
+    """Refuse `quantity` units of one line when the stock or the per-item limit is passed
+    (`held`: units of the item already held for this cart by its checkout)."""
     title = _title(product, variant)
-    limit = stock_limit(product, variant)
+    limit = stock_limit(product, variant, held=held)
     if limit == 0:
         raise rule_broken(f"{title} is out of stock.", code="out_of_stock")
     if limit is not None and quantity > limit:
@@ -100,7 +103,8 @@ def cart_item_add(
     key = item_key(product.pk, variant.pk if variant else None, options)
     item = CartItem.objects.filter(cart=cart, key=key).first()
     total = quantity + (item.quantity if item is not None else 0)
-    check_quantity(product, variant, total)
+    held = held_units(cart).get((product.pk, variant.pk if variant else None), 0)
+    check_quantity(product, variant, total, held=held)
     if item is None:
         most = store_settings.get_value("cart", "max_lines")
         if cart.items.count() >= most:
@@ -133,7 +137,8 @@ def cart_item_update(*, token: str | None, user=None, item_id: str, quantity: in
     item = _item(cart, item_id)
     quantity = clamp_quantity(quantity)
     if quantity > item.quantity:  # lowering a quantity is always allowed
-        check_quantity(item.product, item.variant, quantity)
+        held = held_units(cart).get((item.product_id, item.variant_id), 0)
+        check_quantity(item.product, item.variant, quantity, held=held)
     item.quantity = quantity
     item.save(update_fields=["quantity", "updated_at"])
     touch(cart)
@@ -154,6 +159,12 @@ def cart_clear(*, token: str | None, user=None) -> Cart | None:
     cart = cart_for_update(token=token, user=user, create=False)
     if cart is None:
         return None
+    return cart_empty(cart=cart)
+
+
+def cart_empty(*, cart: Cart) -> Cart:
+    """Remove a locked cart's lines and coupons (clear; the checkout, once the order is
+    placed)."""
     cart.items.all().delete()
     cart.applied_coupons.all().delete()
     touch(cart)

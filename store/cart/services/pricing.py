@@ -26,6 +26,7 @@ from store.cart.calculation import (
     coupon_cuts,
 )
 from store.cart.models import Cart, CartCoupon, CartItem
+from store.cart.services.stock import held_units
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import Product
 from store.common import hooks
@@ -79,6 +80,7 @@ class CartState:
     currency: str
     config: dict = field(default_factory=dict)  # the store settings the pricing used
     notices: list[dict] = field(default_factory=list)
+    held: dict = field(default_factory=dict)  # units held for the cart by its checkout, per item
 
     @property
     def item_count(self) -> int:
@@ -292,4 +294,5 @@ def cart_state(
         currency=config["currency"]["currency"],
         config=config,
         notices=notices,
+        held=held_units(cart),
     )

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from store.cart.models import Cart, CartCoupon, CartItem
 from store.cart.services.stock import stock_limit
+from store.cart.signals import cart_merging
 from store.common.cart_session import issue_cart_token
 from store.settings import selectors as store_settings
 
@@ -78,6 +79,13 @@ def touch(cart: Cart) -> None:
     cart.save(update_fields=["updated_at"])
 
 
+def cart_stock_held_mark(*, cart: Cart, held: bool) -> None:
+    """Record whether the cart's checkout holds stock for it (set by the checkout's holds)."""
+    if cart.stock_held != held:
+        cart.stock_held = held
+        Cart.objects.filter(pk=cart.pk).update(stock_held=held)
+
+
 @transaction.atomic
 def cart_merge_on_login(*, user, token: str | None) -> Cart | None:
     """Merge the guest cart of `token` into `user`'s cart; answer the customer's cart.
@@ -115,6 +123,7 @@ def cart_merge_on_login(*, user, token: str | None) -> Cart | None:
 
 
 def _merge(guest: Cart, own: Cart) -> None:
+    cart_merging.send(sender=Cart, guest=guest, into=own)
     limits = store_settings.get_section("cart")
     existing = {item.key: item for item in own.items.select_for_update()}
     lines = len(existing)

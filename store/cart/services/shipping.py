@@ -40,6 +40,11 @@ def cart_shipping_address_set(
     """Set the address shipping (and tax) is reckoned for; makes the cart when needed."""
     cleaned = clean_address(country=country, region=region, postcode=postcode)
     cart = cart_for_update(token=token, user=user)
+    return cart_destination_set(cart=cart, cleaned=cleaned)
+
+
+def cart_destination_set(*, cart: Cart, cleaned: dict) -> Cart:
+    """Store a cleaned address (clean_address) on a locked cart (the checkout calls it too)."""
     for name, value in cleaned.items():
         setattr(cart, name, value)
     cart.save(update_fields=[*cleaned, "updated_at"])
@@ -51,6 +56,11 @@ def cart_shipping_address_set(
 def cart_shipping_method_set(*, token: str | None, user=None, method_id: int) -> Cart:
     """Choose a shipping method: only one available for the cart's address and contents."""
     cart = cart_for_update(token=token, user=user, create=False)
+    return cart_method_choose(cart=cart, method_id=method_id)
+
+
+def cart_method_choose(*, cart: Cart | None, method_id: int) -> Cart:
+    """Choose a method for a locked cart (the checkout calls it too)."""
     if not method_exists(method_id):
         raise rule_broken(
             f"No shipping method with id {method_id}.", code="shipping_method_not_found"

@@ -193,6 +193,17 @@ def history_data(change) -> dict:
     }
 
 
+def coupon_lines_data(order) -> list[dict]:
+    return [
+        {
+            "code": str(line.get("code", "")),
+            "discount": money_str(line.get("discount") or 0),
+            "discount_tax": money_str(line.get("discount_tax") or 0),
+        }
+        for line in order.coupon_lines or []
+    ]
+
+
 def order_detail(order, *, staff: bool = True) -> dict:
     """The full order. Customers (their account, the confirmation page) do not see the staff
     note, the payment records, the history or the order key."""
@@ -207,6 +218,7 @@ def order_detail(order, *, staff: bool = True) -> dict:
             "shipping_method": order.shipping_method,
             "shipping_method_title": order.shipping_method_title,
             "customer_note": order.customer_note,
+            "coupons": coupon_lines_data(order),
             "items": [item_data(item) for item in order.items.all()],
             "shipments": [shipment_data(s) for s in order.shipments.all()],
             "paid_at": iso(order.paid_at),
@@ -407,6 +419,12 @@ class HistorySerializer(serializers.Serializer):
         return fields
 
 
+class OrderCouponSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    discount = serializers.CharField(help_text="Taken off, without tax.")
+    discount_tax = serializers.CharField(help_text="Tax taken off with it.")
+
+
 class CustomerOrderSerializer(OrderSummarySerializer, OrderTotalsSerializer):
     """The full order as its customer sees it."""
 
@@ -417,6 +435,7 @@ class CustomerOrderSerializer(OrderSummarySerializer, OrderTotalsSerializer):
     shipping_method = serializers.CharField()
     shipping_method_title = serializers.CharField()
     customer_note = serializers.CharField()
+    coupons = OrderCouponSerializer(many=True, help_text="The coupons behind discount_total.")
     items = OrderItemSerializer(many=True)
     shipments = ShipmentSerializer(many=True)
     paid_at = serializers.DateTimeField(allow_null=True)

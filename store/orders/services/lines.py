@@ -27,9 +27,14 @@ class Line:
     quantity: int
     unit_price: Decimal
     tax: Decimal
+    # An exact line subtotal from a priced cart (prices entered with tax: the line's amount
+    # without tax, which price x quantity cannot always give to the cent).
+    subtotal: Decimal | None = None
 
     def item(self, order) -> OrderItem:
         subtotal, total = amounts(self.unit_price, self.quantity, self.tax)
+        if self.subtotal is not None:
+            subtotal, total = self.subtotal, money(self.subtotal + self.tax)
         return OrderItem(
             order=order,
             product=self.product,
@@ -109,6 +114,7 @@ def resolve_lines(entries: list[dict], problems: Problems, *, prefix: str = "ite
                 quantity=entry.get("quantity", 1),
                 unit_price=money(price),
                 tax=money(entry.get("tax") or 0),
+                subtotal=money(entry["subtotal"]) if entry.get("subtotal") is not None else None,
             )
         )
     return lines

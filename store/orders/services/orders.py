@@ -31,6 +31,7 @@ from store.orders.services.common import order_for_update, record
 from store.orders.services.lines import resolve_lines
 from store.orders.services.stock import release_stock, schedule_release, take_stock
 from store.orders.services.totals import recalculate
+from store.orders.signals import order_released, order_reopened
 from store.settings import selectors as store_settings
 
 MAX_ITEMS = 200
@@ -93,14 +94,18 @@ def order_create(
     discount_total: Decimal = Decimal(0),
     customer_note: str = "",
     admin_note: str = "",
+    coupon_lines: list[dict] | None = None,
     actor=None,
     source: str = OrderSource.API,
 ) -> Order:
     """Create an order and take the stock it holds, in one transaction; answer the order.
 
-    `items`: [{product_id, variant_id?, quantity?, price?, tax?, title?, sku?, options?}]; a
-    price left out is the catalog's price now; `tax` is the tax of the whole line (a cart's
-    tax goes on its lines, and on shipping as `shipping_tax`). `customer` (or `customer_id`)
+    `items`: [{product_id, variant_id?, quantity?, price?, tax?, subtotal?, title?, sku?,
+    options?}]; a price left out is the catalog's price now; `tax` is the tax of the whole
+    line (a cart's tax goes on its lines, and on shipping as `shipping_tax`); `subtotal` the
+    exact line amount without tax when price x quantity cannot give it (a cart priced with
+    tax). `coupon_lines` records the coupons behind `discount_total` ([{code, discount,
+    discount_tax}], for the receipt). `customer` (or `customer_id`)
     is who orders; without one, a billing e-mail address finds or makes the customer. Totals
     are computed here. When an item has too few units for sale and allows no backorders,
     nothing is created (409 `insufficient_stock`, naming `items.<n>.quantity`).
@@ -141,6 +146,7 @@ def order_create(
         shipping_total=money(shipping_total or 0),
         shipping_tax=money(shipping_tax or 0),
         discount_total=money(discount_total or 0),
+        coupon_lines=list(coupon_lines or []),
         source=source,
         created_by=actor if getattr(actor, "is_authenticated", False) else None,
         created_at=now,
@@ -250,9 +256,13 @@ def order_status_set(
         fields.append("completed_at")
     order.save(update_fields=fields)
     record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
+    # Listeners (coupon uses) run before the stock is locked: the lock order stays
+    # order, coupons, products, levels.
     if holds_stock(status) and not holds_stock(old):
+        order_reopened.send(sender=Order, order=order)
         take_stock(order, reason=MovementReason.ORDER_REOPENED, actor=actor)
     elif holds_stock(old) and not holds_stock(status):
+        order_released.send(sender=Order, order=order)
         schedule_release(order)
     return order
 
@@ -312,6 +322,8 @@ def order_fulfillment_status_set(
 def order_delete(*, order_id: int, actor=None) -> None:
     """Delete an order; one that holds stock gives it back first, in this transaction."""
     order = order_for_update(order_id)
+    if holds_stock(order.status):
+        order_released.send(sender=Order, order=order)
     release_stock(order, reason=MovementReason.ORDER_DELETED, actor=actor, everything=True)
     order.delete()
 

@@ -23,6 +23,12 @@ pytestmark = pytest.mark.django_db
 STRICT_LIMITS = {
     "rest/ec/v1/coupons/apply": "coupon_validate",
     "rest/ec/v1/coupons/validate": "coupon_validate",
+    # Issue 7 (checkout): completing, order-received lookups, the checkout's account routes.
+    "rest/ec/v1/checkout/<int:checkout_id>/complete": "checkout_complete",
+    "rest/ec/v1/order-received/<int:order_id>": "order_received",
+    "rest/ec/v1/checkout/check-email": "checkout_check_email",
+    "rest/ec/v1/checkout/login": "checkout_login",
+    "rest/ec/v1/checkout/create-account": "checkout_create_account",
 }
 
 
@@ -49,7 +55,7 @@ def test_every_store_view_uses_the_store_base_and_declares_known_access():
         assert view is not None, route
         assert issubclass(view, StoreViewMixin), route
         assert StoreAccess in view.permission_classes, route
-        # spec: no built-in rate limit; issue 7 asks for stricter ones on coupon attempts only.
+        # spec: no built-in rate limit; issue 7 asks for stricter ones on a few routes only.
         if route in STRICT_LIMITS:
             assert view.throttle_scope == STRICT_LIMITS[route], route
         else:
@@ -72,7 +78,11 @@ def test_store_views_do_not_use_the_portal_defaults():
         if route not in ("rest/ec/v1/auth/nonce", "rest/ec/v1/docs/playground"):
             assert classes == [StoreSessionAuthentication, AppPasswordAuthentication], route
         parsers = {p.media_type for p in view.parser_classes}
-        assert parsers == {"application/json", "multipart/form-data"}, route
+        if route.startswith("rest/ec/v1/checkout"):
+            # Issue 7: JSON only, so that a cross-site form cannot log in or place an order.
+            assert parsers == {"application/json"}, route
+        else:
+            assert parsers == {"application/json", "multipart/form-data"}, route
 
 
 def test_every_capability_is_a_django_permission():

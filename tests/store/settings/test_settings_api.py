@@ -10,6 +10,7 @@ pytestmark = pytest.mark.django_db
 
 SECTIONS = {"general", "currency", "products", "inventory", "reviews", "media", "developer"}
 SECTIONS |= {"tax", "cart"}  # issue 7
+SECTIONS |= {"checkout", "payments"}  # issue 7, checkout
 
 
 def test_all_settings_with_their_defaults(admin_client_api):

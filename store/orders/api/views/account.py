@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
+from common.api.throttling import ScopedRateThrottle
 from common.errors import Forbidden
 from store.common.capabilities import MANAGE_ORDERS
 from store.common.errors import not_found
@@ -65,15 +66,20 @@ class AccountOrderDetailView(StoreResourceView):
 class OrderReceivedView(StoreAPIView):
     access = {"GET": PUBLIC}
     openapi_tag = "Orders"
+    # Keys are long, but the lookup is public: a stricter limit stops probing and scraping.
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "order_received"
 
     @store_schema(
         summary="The order-received (confirmation) page's order",
         parameters=[ORDER_ID, s.OrderReceivedQuerySerializer],
         responses={200: s.CustomerOrderSerializer},
+        errors={429: "Too many order-received lookups (`throttled`); see Retry-After."},
         description="Allowed with the order's key (`?key=`), to staff holding "
         "ec_manage_orders or manage_options, and to the logged-in account the order belongs "
         "to; anyone else gets 403 `invalid_order_key` (also for an order that does not exist, "
-        "so order ids cannot be probed; staff get 404 order_not_found).",
+        "so order ids cannot be probed; staff get 404 order_not_found). Rate limited "
+        "(THROTTLE_RATE_ORDER_RECEIVED, per client address or account).",
     )
     def get(self, request, order_id):
         query = validate_query(s.OrderReceivedQuerySerializer, request.query_params)

@@ -1,0 +1,14 @@
+"""Signals of the orders app, for packages it must not know (STYLE.md: signals only there).
+
+Both are sent inside the transaction of the change, with `order` (locked by the sender), so a
+listener's writes commit or roll back with it. The checkout listens to count coupon uses.
+
+- `order_released`: the order stopped holding what it was sold with: it moved into cancelled,
+  refunded or failed, or it is being deleted while live.
+- `order_reopened`: a cancelled, refunded or failed order became live again.
+"""
+
+from django.dispatch import Signal
+
+order_released = Signal()
+order_reopened = Signal()

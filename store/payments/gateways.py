@@ -1,0 +1,191 @@
+"""The payment methods the checkout offers, behind one interface.
+
+- `sandbox_card`: a card charged at once through the local sandbox card provider
+  (providers/sandbox.py). Sandbox payments move no money, so the method works only with DEBUG
+  or PAYMENT_SANDBOX_ALLOWED (as the licence renewals' sandbox); elsewhere it is not offered
+  and choosing it answers 503 `payments_not_configured`.
+- `bank_transfer`: offline; the order waits on hold for the transfer, with the store's bank
+  details and the order number as the reference; left unpaid `bank_transfer_hold_days`, it is
+  cancelled.
+- `cash_on_delivery`: offline; the order goes to processing and is paid when delivered.
+
+Titles, descriptions, bank details and whether each is offered are the store settings'
+`payments` section. The `/payment/...` routes (gateway configuration, refunds, provider
+webhooks) come with a later issue and will build on the same classes.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import ClassVar
+
+from django.conf import settings
+from rest_framework import serializers
+from stdnum import luhn
+
+from store.common.errors import invalid_params
+from store.payments.providers.base import Card, CardProvider, PaymentsNotConfigured
+from store.payments.providers.sandbox import TEST_CARDS, SandboxCardProvider
+
+CARD = "card"
+OFFLINE = "offline"
+
+
+class Gateway:
+    id: ClassVar[str] = ""
+    kind: ClassVar[str] = OFFLINE
+    #: The order's status once placed while unpaid ("pending", "on_hold", "processing").
+    placed_status: ClassVar[str] = "pending"
+    #: Whether the payment is taken at the checkout (complete) rather than later, offline.
+    pays_at_checkout: ClassVar[bool] = False
+
+    def _value(self, config: dict, name: str):
+        return config["payments"][f"{self.id}_{name}"]
+
+    def enabled(self, config: dict) -> bool:
+        return bool(self._value(config, "enabled"))
+
+    def configured(self) -> bool:
+        return True
+
+    def ensure_configured(self) -> None:
+        """Raise when the method cannot take payments on this server."""
+
+    def title(self, config: dict) -> str:
+        return self._value(config, "title") or self.id
+
+    def description(self, config: dict) -> str:
+        return self._value(config, "description")
+
+    def instructions(self, config: dict, *, order_number: str = "") -> str:
+        """What the shopper does next (shown on the confirmation and in the e-mail)."""
+        return ""
+
+    def unpaid_hold(self, config: dict) -> timedelta | None:
+        """How long an order placed with this method may stay unpaid before it is cancelled
+        (None: never). Card methods use the checkout's unpaid-order hold instead."""
+        return None
+
+    def clean_data(self, data) -> Card | None:
+        """The payment data of a complete request, checked (400 naming each bad field)."""
+        return None
+
+    def describe(self, config: dict) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title(config),
+            "description": self.description(config),
+            "type": self.kind,
+            "instructions": self.instructions(config),
+            "test_cards": [],
+        }
+
+
+class CardDataSerializer(serializers.Serializer):
+    card_number = serializers.CharField(max_length=30, help_text="12 to 19 digits.")
+    exp_month = serializers.IntegerField(min_value=1, max_value=12)
+    exp_year = serializers.IntegerField(
+        min_value=0, max_value=2199, help_text="Four digits (two are read as 20YY)."
+    )
+    cvc = serializers.CharField(max_length=4, help_text="3 digits (4 for American Express).")
+    holder = serializers.CharField(max_length=100, required=False, allow_blank=True)
+
+
+_SEPARATORS = re.compile(r"[\s-]")
+
+
+class SandboxCardGateway(Gateway):
+    id = "sandbox_card"
+    kind = CARD
+    placed_status = "pending"
+    pays_at_checkout = True
+
+    def __init__(self, provider: CardProvider | None = None) -> None:
+        self.provider = provider or SandboxCardProvider()
+
+    def configured(self) -> bool:
+        return bool(settings.PAYMENT_SANDBOX_ALLOWED)
+
+    def ensure_configured(self) -> None:
+        if not self.configured():
+            raise PaymentsNotConfigured(
+                "Card payments are not configured on this server: the sandbox card provider "
+                "moves no money and is off in production. Choose another payment method; the "
+                "operator sets PAYMENT_SANDBOX_ALLOWED=1 only on a staging site."
+            )
+
+    def describe(self, config: dict) -> dict:
+        return {**super().describe(config), "test_cards": TEST_CARDS}
+
+    def clean_data(self, data) -> Card:
+        if not isinstance(data, dict):
+            raise invalid_params(
+                {"payment_data": ["Send the card: card_number, exp_month, exp_year and cvc."]}
+            )
+        serializer = CardDataSerializer(data=data)
+        problems: dict[str, list[str]] = {}
+        if not serializer.is_valid():
+            for name, messages in serializer.errors.items():
+                problems[f"payment_data.{name}"] = [str(m) for m in messages]
+        values = serializer.validated_data if not problems else {}
+        number = _SEPARATORS.sub("", str(data.get("card_number", "")))
+        if "payment_data.card_number" not in problems and not (
+            number.isdigit() and 12 <= len(number) <= 19 and luhn.is_valid(number)
+        ):
+            problems["payment_data.card_number"] = ["Not a valid card number."]
+        cvc = str(data.get("cvc", ""))
+        if "payment_data.cvc" not in problems and not (cvc.isdigit() and 3 <= len(cvc) <= 4):
+            problems["payment_data.cvc"] = ["The security code has 3 or 4 digits."]
+        if problems:
+            raise invalid_params(problems)
+        year = values["exp_year"]
+        return Card(
+            number=number,
+            exp_month=values["exp_month"],
+            exp_year=year + 2000 if year < 100 else year,
+            cvc=cvc,
+            holder=values.get("holder", ""),
+        )
+
+
+class BankTransferGateway(Gateway):
+    id = "bank_transfer"
+    placed_status = "on_hold"
+
+    def instructions(self, config: dict, *, order_number: str = "") -> str:
+        payments = config["payments"]
+        parts = [
+            f"{label}: {payments[key]}"
+            for label, key in (
+                ("Account holder", "bank_transfer_account_name"),
+                ("Bank", "bank_transfer_bank_name"),
+                ("IBAN", "bank_transfer_iban"),
+                ("BIC", "bank_transfer_bic"),
+            )
+            if payments[key]
+        ]
+        reference = order_number or "your order number"
+        parts.append(f"Reference: {reference}")
+        days = payments["bank_transfer_hold_days"]
+        if days:
+            parts.append(f"Unpaid orders are cancelled after {days} day{'s' if days != 1 else ''}.")
+        return "\n".join(parts)
+
+    def unpaid_hold(self, config: dict) -> timedelta | None:
+        days = config["payments"]["bank_transfer_hold_days"]
+        return timedelta(days=days) if days else None
+
+
+class CashOnDeliveryGateway(Gateway):
+    id = "cash_on_delivery"
+    placed_status = "processing"
+
+    def instructions(self, config: dict, *, order_number: str = "") -> str:
+        return "Pay in cash when the order is delivered."
+
+
+GATEWAYS: dict[str, Gateway] = {
+    gateway.id: gateway
+    for gateway in (SandboxCardGateway(), BankTransferGateway(), CashOnDeliveryGateway())
+}

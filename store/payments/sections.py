@@ -1,0 +1,49 @@
+"""The `payments` section of the store settings: the gateways the checkout offers."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from store.common.params import StrictBooleanField, StrictCharField, StrictIntegerField
+from store.settings.registry import Section, register
+
+
+def _text(default: str, *, max_length: int = 500, help_text: str = "") -> StrictCharField:
+    return StrictCharField(
+        max_length=max_length, default=default, allow_blank=True, help_text=help_text
+    )
+
+
+class PaymentSettings(serializers.Serializer):
+    sandbox_card_enabled = StrictBooleanField(
+        default=True,
+        help_text="Offer card payments through the local sandbox provider (test cards only, "
+        "no money moves; refused unless PAYMENT_SANDBOX_ALLOWED or DEBUG).",
+    )
+    sandbox_card_title = _text("Credit or debit card", max_length=100)
+    sandbox_card_description = _text(
+        "Pay now by card. Sandbox: use a test card such as 4242 4242 4242 4242; no money moves."
+    )
+    bank_transfer_enabled = StrictBooleanField(default=True)
+    bank_transfer_title = _text("Direct bank transfer", max_length=100)
+    bank_transfer_description = _text(
+        "Pay by bank transfer, with the order number as the payment reference. The order "
+        "ships once the payment has arrived."
+    )
+    bank_transfer_account_name = _text("", max_length=200)
+    bank_transfer_bank_name = _text("", max_length=200)
+    bank_transfer_iban = _text("", max_length=64)
+    bank_transfer_bic = _text("", max_length=16)
+    bank_transfer_hold_days = StrictIntegerField(
+        min_value=0,
+        max_value=60,
+        default=3,
+        help_text="An order paid by bank transfer that is still unpaid this many days after "
+        "it was placed is cancelled (its stock and coupon uses come back); 0: never.",
+    )
+    cash_on_delivery_enabled = StrictBooleanField(default=True)
+    cash_on_delivery_title = _text("Cash on delivery", max_length=100)
+    cash_on_delivery_description = _text("Pay in cash when the order is delivered.")
+
+
+PAYMENTS = register(Section("payments", "Payments", PaymentSettings))
