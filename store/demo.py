@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from store.access import demo as access_demo
 from store.catalog import demo as catalog_demo
+from store.checkout import demo as checkout_demo
 from store.coupons import demo as coupons_demo
 from store.inventory import demo as inventory_demo
 from store.orders import demo as orders_demo
@@ -33,10 +34,13 @@ def seed() -> list[str]:
     lines += tax_demo.seed()
     lines.append("  Coupons:")
     lines += coupons_demo.seed()
+    # Issue 7, checkout: bank details, the store's e-mail.
+    lines.append("  Checkout:")
+    lines += checkout_demo.seed()
     lines += [
         "  Try: GET /rest/ec/v1/products, /rest/ec/v1/products/facets?attr_color=blue,",
         "       /rest/ec/v1/search?q=tee, /rest/ec/v1/categories/tree",
-        "  Cart: see the README's walk-through (POST /rest/ec/v1/cart/items, ...)",
+        "  Cart and checkout: see the README's walk-through (POST /rest/ec/v1/cart/items, ...)",
         "  Playground: log in at /admin/ as admin@example.com, then open",
         "       /rest/ec/v1/docs/playground",
     ]

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from store.checkout.models import Checkout
-from store.checkout.services import checkout as services
+from store.checkout.services import expiry as services
 
 
 @admin.register(Checkout)

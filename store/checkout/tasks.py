@@ -4,7 +4,7 @@
 from celery import shared_task
 from django.db import OperationalError
 
-from store.checkout.services import checkout as services
+from store.checkout.services import expiry as services
 
 
 @shared_task(

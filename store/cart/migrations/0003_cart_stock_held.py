@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('store_cart', '0002_initial'),
+        ("store_cart", "0002_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='cart',
-            name='stock_held',
-            field=models.BooleanField(default=False, help_text="Its open checkout holds stock for it in the inventory ledger (reference cart:<id>); the cart's own limits count those units as its own."),
+            model_name="cart",
+            name="stock_held",
+            field=models.BooleanField(
+                default=False,
+                help_text="Its open checkout holds stock for it in the inventory ledger (reference cart:<id>); the cart's own limits count those units as its own.",
+            ),
         ),
     ]

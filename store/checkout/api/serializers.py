@@ -25,9 +25,9 @@ from store.checkout.services.checkout import (
     Validation,
     needs_payment,
     needs_shipping_address,
-    order_received_url,
     shipping_address_of,
 )
+from store.checkout.services.complete import order_received_url
 from store.common.money import MoneyField, money_str
 from store.orders.api.serializers import AddressSerializer, iso
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
@@ -111,8 +111,7 @@ class CompleteSerializer(serializers.Serializer):
     expected_total = MoneyField(
         required=False,
         allow_null=True,
-        help_text="The total the shopper saw: a different total now refuses (409 "
-        "total_changed).",
+        help_text="The total the shopper saw: a different total now refuses (409 total_changed).",
     )
     cart_id = CartHintField()
 
@@ -435,4 +434,3 @@ class LoginAnswerSerializer(serializers.Serializer):
     checkout_id = serializers.IntegerField(
         allow_null=True, help_text="The open checkout, now the account's."
     )
-

@@ -10,9 +10,7 @@ urlpatterns = [
         views.PaymentMethodsView.as_view(),
         name="store-checkout-payment-methods",
     ),
-    path(
-        "checkout/check-email", views.CheckEmailView.as_view(), name="store-checkout-check-email"
-    ),
+    path("checkout/check-email", views.CheckEmailView.as_view(), name="store-checkout-check-email"),
     path("checkout/login", views.CheckoutLoginView.as_view(), name="store-checkout-login"),
     path(
         "checkout/create-account",

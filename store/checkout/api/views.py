@@ -20,6 +20,7 @@ from store.cart.services.session import cart_find
 from store.checkout.models import EDITABLE, Checkout
 from store.checkout.services import accounts as account_services
 from store.checkout.services import checkout as services
+from store.checkout.services import complete as completing
 from store.common import nonce as nonces
 from store.common.params import validate_body
 from store.common.permissions import PUBLIC
@@ -216,7 +217,7 @@ class CheckoutCompleteView(CheckoutSessionView):
     )
     def post(self, request, checkout_id):
         body = validate_body(s.CompleteSerializer, request.data)
-        checkout = services.checkout_complete(
+        checkout = completing.checkout_complete(
             checkout_id=checkout_id,
             **self.session(request),
             payment_method=body.get("payment_method") or None,
@@ -234,6 +235,7 @@ class CheckoutCompleteView(CheckoutSessionView):
 class CheckoutSettingsView(StoreAPIView):
     access = {"GET": PUBLIC}
     openapi_tag = TAG
+    parser_classes = [JSONParser]
 
     @store_schema(
         summary="The checkout's settings",

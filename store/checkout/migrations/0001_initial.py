@@ -7,43 +7,143 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('store_cart', '0003_cart_stock_held'),
-        ('store_orders', '0002_order_coupon_lines'),
+        ("store_cart", "0003_cart_stock_held"),
+        ("store_orders", "0002_order_coupon_lines"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Checkout',
+            name="Checkout",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('email', models.CharField(blank=True, help_text='Lower-case.', max_length=254)),
-                ('billing_address', models.JSONField(blank=True, default=dict)),
-                ('shipping_address', models.JSONField(blank=True, default=dict, help_text='Empty: the order ships to the billing address.')),
-                ('payment_method', models.CharField(blank=True, max_length=40)),
-                ('customer_note', models.TextField(blank=True)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('expired', 'Expired (hold given back)'), ('awaiting_payment', 'Order placed, awaiting payment'), ('completed', 'Completed'), ('cancelled', 'Cancelled')], default='open', max_length=20)),
-                ('expires_at', models.DateTimeField(blank=True, help_text='While open: when its hold ends.', null=True)),
-                ('hold_cart_id', models.PositiveIntegerField(blank=True, help_text='The cart whose ledger reference (cart:<id>) holds stock for this checkout.', null=True)),
-                ('hold_revision', models.PositiveIntegerField(default=0, help_text='Counts its stock changes (part of their idempotency keys).')),
-                ('payment_due_at', models.DateTimeField(blank=True, help_text='An unpaid order is cancelled after this.', null=True)),
-                ('payment_attempts', models.PositiveIntegerField(default=0)),
-                ('payment_error', models.JSONField(blank=True, default=dict, help_text='The last refused payment: {code, message, at}.')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('cart', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='checkouts', to='store_cart.cart')),
-                ('order', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='checkout', to='store_orders.order')),
-                ('user', models.ForeignKey(blank=True, help_text='The logged-in shopper, if any.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("email", models.CharField(blank=True, help_text="Lower-case.", max_length=254)),
+                ("billing_address", models.JSONField(blank=True, default=dict)),
+                (
+                    "shipping_address",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="Empty: the order ships to the billing address.",
+                    ),
+                ),
+                ("payment_method", models.CharField(blank=True, max_length=40)),
+                ("customer_note", models.TextField(blank=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("expired", "Expired (hold given back)"),
+                            ("awaiting_payment", "Order placed, awaiting payment"),
+                            ("completed", "Completed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="open",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "expires_at",
+                    models.DateTimeField(
+                        blank=True, help_text="While open: when its hold ends.", null=True
+                    ),
+                ),
+                (
+                    "hold_cart_id",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="The cart whose ledger reference (cart:<id>) holds stock for this checkout.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "hold_revision",
+                    models.PositiveIntegerField(
+                        default=0,
+                        help_text="Counts its stock changes (part of their idempotency keys).",
+                    ),
+                ),
+                (
+                    "payment_due_at",
+                    models.DateTimeField(
+                        blank=True, help_text="An unpaid order is cancelled after this.", null=True
+                    ),
+                ),
+                ("payment_attempts", models.PositiveIntegerField(default=0)),
+                (
+                    "payment_error",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="The last refused payment: {code, message, at}.",
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "cart",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="checkouts",
+                        to="store_cart.cart",
+                    ),
+                ),
+                (
+                    "order",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="checkout",
+                        to="store_orders.order",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The logged-in shopper, if any.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['status', 'expires_at'], name='store_check_status_4668c9_idx'), models.Index(condition=models.Q(('payment_due_at__isnull', False)), fields=['payment_due_at'], name='store_checkout_payment_due')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('status__in', ['open', 'expired'])), fields=('cart',), name='store_checkout_one_open_per_cart')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["status", "expires_at"], name="store_check_status_4668c9_idx"
+                    ),
+                    models.Index(
+                        condition=models.Q(("payment_due_at__isnull", False)),
+                        fields=["payment_due_at"],
+                        name="store_checkout_payment_due",
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status__in", ["open", "expired"])),
+                        fields=("cart",),
+                        name="store_checkout_one_open_per_cart",
+                    )
+                ],
             },
         ),
     ]

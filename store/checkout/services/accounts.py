@@ -44,9 +44,7 @@ def check_email(*, email: str) -> dict:
 def _after_login(user, token: str | None) -> Cart | None:
     cart = cart_merge_on_login(user=user, token=token)
     if cart is not None:
-        for checkout in Checkout.objects.select_for_update().filter(
-            cart=cart, status__in=EDITABLE
-        ):
+        for checkout in Checkout.objects.select_for_update().filter(cart=cart, status__in=EDITABLE):
             checkout.user = checkout.user or user
             checkout.email = checkout.email or normalize_email(user.email)
             checkout.save(update_fields=["user", "email", "updated_at"])

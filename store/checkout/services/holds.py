@@ -80,7 +80,9 @@ def stock_hold(*, checkout: Checkout, cart: Cart, items: list[CartItem]) -> None
     # Every product of the cart is locked now (not only the held ones), so that placing the
     # order later in this transaction (items that allow backorders too) locks nothing new.
     inventory.stock_lock(product_ids={item.product_id for item in items} | _held_items(cart.pk))
-    keep = {line: min(units, want[line].quantity if line in want else 0) for line, units in held.items()}
+    keep = {
+        line: min(units, want[line].quantity if line in want else 0) for line, units in held.items()
+    }
     needs = [
         inventory.Need(
             line=line,

@@ -4,15 +4,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('store_inventory', '0001_initial'),
+        ("store_inventory", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='stockmovement',
-            name='reason',
-            field=models.CharField(choices=[('initial_stock', 'Initial stock'), ('manual_adjustment', 'Manual adjustment'), ('item_deleted', 'Product or variant deleted'), ('order_placed', 'Order placed'), ('order_edited', 'Order items changed'), ('order_reopened', 'Order reopened'), ('order_cancelled', 'Order cancelled'), ('order_refunded', 'Order refunded'), ('order_failed', 'Order failed'), ('order_deleted', 'Order deleted'), ('checkout_hold', 'Held for a checkout'), ('checkout_hold_released', 'Checkout hold released')], max_length=32),
+            model_name="stockmovement",
+            name="reason",
+            field=models.CharField(
+                choices=[
+                    ("initial_stock", "Initial stock"),
+                    ("manual_adjustment", "Manual adjustment"),
+                    ("item_deleted", "Product or variant deleted"),
+                    ("order_placed", "Order placed"),
+                    ("order_edited", "Order items changed"),
+                    ("order_reopened", "Order reopened"),
+                    ("order_cancelled", "Order cancelled"),
+                    ("order_refunded", "Order refunded"),
+                    ("order_failed", "Order failed"),
+                    ("order_deleted", "Order deleted"),
+                    ("checkout_hold", "Held for a checkout"),
+                    ("checkout_hold_released", "Checkout hold released"),
+                ],
+                max_length=32,
+            ),
         ),
     ]

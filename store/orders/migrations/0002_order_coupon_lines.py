@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('store_orders', '0001_initial'),
+        ("store_orders", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='order',
-            name='coupon_lines',
-            field=models.JSONField(blank=True, default=list, help_text='The coupons behind discount_total: [{code, discount, discount_tax}].'),
+            model_name="order",
+            name="coupon_lines",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="The coupons behind discount_total: [{code, discount, discount_tax}].",
+            ),
         ),
     ]

@@ -5,36 +5,67 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='SandboxCharge',
+            name="SandboxCharge",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('transaction_id', models.CharField(max_length=64, unique=True)),
-                ('idempotency_key', models.CharField(help_text='The same key answers the same charge.', max_length=200, unique=True)),
-                ('reference', models.CharField(help_text='The order number.', max_length=64)),
-                ('description', models.CharField(blank=True, max_length=255)),
-                ('amount', models.DecimalField(decimal_places=2, max_digits=12)),
-                ('currency', models.CharField(max_length=3)),
-                ('status', models.CharField(choices=[('approved', 'Approved'), ('declined', 'Declined')], max_length=10)),
-                ('decline_code', models.CharField(blank=True, max_length=40)),
-                ('brand', models.CharField(blank=True, max_length=20)),
-                ('last4', models.CharField(blank=True, max_length=4)),
-                ('exp_month', models.PositiveSmallIntegerField()),
-                ('exp_year', models.PositiveSmallIntegerField()),
-                ('amount_refunded', models.DecimalField(decimal_places=2, default=0, max_digits=12)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("transaction_id", models.CharField(max_length=64, unique=True)),
+                (
+                    "idempotency_key",
+                    models.CharField(
+                        help_text="The same key answers the same charge.",
+                        max_length=200,
+                        unique=True,
+                    ),
+                ),
+                ("reference", models.CharField(help_text="The order number.", max_length=64)),
+                ("description", models.CharField(blank=True, max_length=255)),
+                ("amount", models.DecimalField(decimal_places=2, max_digits=12)),
+                ("currency", models.CharField(max_length=3)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("approved", "Approved"), ("declined", "Declined")], max_length=10
+                    ),
+                ),
+                ("decline_code", models.CharField(blank=True, max_length=40)),
+                ("brand", models.CharField(blank=True, max_length=20)),
+                ("last4", models.CharField(blank=True, max_length=4)),
+                ("exp_month", models.PositiveSmallIntegerField()),
+                ("exp_year", models.PositiveSmallIntegerField()),
+                (
+                    "amount_refunded",
+                    models.DecimalField(decimal_places=2, default=0, max_digits=12),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['reference'], name='store_payme_referen_691d69_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('amount_refunded__lte', models.F('amount')), ('amount_refunded__gte', 0)), name='store_payments_sandbox_refund_within_amount')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["reference"], name="store_payme_referen_691d69_idx")
+                ],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("amount_refunded__lte", models.F("amount")),
+                            ("amount_refunded__gte", 0),
+                        ),
+                        name="store_payments_sandbox_refund_within_amount",
+                    )
+                ],
             },
         ),
     ]

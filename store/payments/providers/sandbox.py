@@ -4,7 +4,7 @@ Test cards (any future expiry, any 3-digit CVC, 4 for American Express):
 
 | number | answer |
 |---|---|
-| 4242 4242 4242 4242 (Visa), 5555 5555 5555 4444 (Mastercard), 3782 822463 10005 (Amex) | approved |
+| 4242 4242 4242 4242 (Visa), 5555 5555 5555 4444 (MC), 3782 822463 10005 (Amex) | approved |
 | 4000 0000 0000 0002 | declined: card_declined |
 | 4000 0000 0000 9995 | declined: insufficient_funds |
 | 4000 0000 0000 0069 | declined: expired_card |

@@ -38,9 +38,7 @@ class Shop:
         self.courier = make_method(zone, "flat_rate", "Courier", cost="5.00")
         self.pickup = make_method(zone, "local_pickup", "Pick up", cost="0")
         self.rate = make_rate("24", country="GR", name="VAT")
-        self.lamp = make_product(
-            title="Lamp", sku="LAMP", regular_price="20.00", stock_quantity=5
-        )
+        self.lamp = make_product(title="Lamp", sku="LAMP", regular_price="20.00", stock_quantity=5)
         self.mug = make_product(title="Mug", sku="MUG", regular_price="8.00")
 
     def stock(self, product: Product | None = None) -> int:
