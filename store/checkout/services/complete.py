@@ -263,6 +263,7 @@ def checkout_complete(
     config = store_settings.get_all()
     user = logged_in_user(user)
     now = timezone.now()
+    changed = None
     with transaction.atomic():
         cart = cart_for_update(token=token, user=user, create=False)
         checkout = checkout_locked(checkout_id, cart, user)
@@ -274,8 +275,6 @@ def checkout_complete(
                 "the cart replaced it): start a new one.",
                 code="checkout_cancelled",
             )
-        if payment_method:
-            checkout.payment_method = payment_method
         if checkout.status in EDITABLE:
             cart = cart_of(checkout, cart)
             if user is not None and checkout.user_id is None:
@@ -284,42 +283,76 @@ def checkout_complete(
             state = holds_refresh(checkout, cart, config, now)
             check_cart(state)
             if state.notices:
-                raise Conflict(
+                # What pricing removed stays removed (as reading the cart would do), the holds
+                # follow; the shopper reviews the cart before completing again.
+                changed = Conflict(
                     "Your cart changed: "
                     + " ".join(notice["message"] for notice in state.notices)
                     + " Review it and complete again.",
                     code="cart_changed",
                 )
-            check_fields(checkout, state, config)
-            check_shipping(state)
-            gateway = check_payment(checkout, state, config)
-            if expected_total is not None and money(expected_total) != state.totals["total"]:
-                raise Conflict(
-                    f"The total is now {state.totals['total']} (you expected "
-                    f"{money(expected_total)}): review the cart and complete again.",
-                    code="total_changed",
+            else:
+                if payment_method:
+                    checkout.payment_method = payment_method
+                card, gateway = _place_checked(
+                    checkout=checkout,
+                    cart=cart,
+                    state=state,
+                    payment_data=payment_data,
+                    expected_total=expected_total,
+                    config=config,
+                    now=now,
+                    base_url=base_url,
                 )
-            card = _card(gateway, payment_data)
-            _place(
-                checkout=checkout,
-                cart=cart,
-                state=state,
-                gateway=gateway,
-                config=config,
-                now=now,
-                base_url=base_url,
-            )
         else:  # awaiting payment: pay the placed order (another card, or another method)
+            if payment_method:
+                checkout.payment_method = payment_method
             gateway = payment_services.gateway_get(method_id=checkout.payment_method, config=config)
             card = _card(gateway, payment_data)
             if not gateway.pays_at_checkout:
                 _switch_offline(checkout, gateway, config=config, now=now, base_url=base_url)
         checkout.save()
-        if checkout.status == CheckoutStatus.COMPLETED:
+        if changed is None and checkout.status == CheckoutStatus.COMPLETED:
             return checkout
+    if changed is not None:
+        raise changed
     return _pay_by_card(
         checkout_id=checkout.pk, gateway=gateway, card=card, config=config, base_url=base_url
     )
+
+
+def _place_checked(
+    *,
+    checkout: Checkout,
+    cart: Cart,
+    state: CartState,
+    payment_data,
+    expected_total: Decimal | None,
+    config: dict,
+    now: datetime,
+    base_url: str,
+) -> tuple[Card | None, Gateway | None]:
+    """Every check of complete, then the order; answers the card to charge and its gateway."""
+    check_fields(checkout, state, config)
+    check_shipping(state)
+    gateway = check_payment(checkout, state, config)
+    if expected_total is not None and money(expected_total) != state.totals["total"]:
+        raise Conflict(
+            f"The total is now {state.totals['total']} (you expected "
+            f"{money(expected_total)}): review the cart and complete again.",
+            code="total_changed",
+        )
+    card = _card(gateway, payment_data)
+    _place(
+        checkout=checkout,
+        cart=cart,
+        state=state,
+        gateway=gateway,
+        config=config,
+        now=now,
+        base_url=base_url,
+    )
+    return card, gateway
 
 
 def _switch_offline(
