@@ -66,3 +66,34 @@ def test_the_customer_of_an_email_links_the_account_with_it():
     customer = services.customer_for_email(email="LEE@example.com", defaults={"phone": "1"})
     assert (customer.user, customer.phone, customer.first_name) == (user, "1", "Lee")
     assert services.customer_for_email(email="lee@example.com") == customer
+
+
+def test_an_unverified_account_does_not_take_over_a_guest_customer():
+    guest = CustomerFactory(email="gia@example.com")
+    user = UserFactory(email="gia@example.com", email_verified=False)
+    with pytest.raises(ServiceError) as caught:
+        services.customer_for_user(user=user)
+    assert caught.value.code == "customer_email_unverified"
+    guest.refresh_from_db()
+    assert guest.user is None
+    # Verified, it does.
+    user.email_verified = True
+    user.save()
+    assert services.customer_for_user(user=user) == guest
+
+
+def test_an_unverified_account_without_history_gets_its_own_customer():
+    user = UserFactory(email="nova@example.com", name="Nova Star", email_verified=False)
+    customer = services.customer_for_user(user=user)
+    assert (customer.email, customer.user, customer.first_name) == (
+        "nova@example.com",
+        user,
+        "Nova",
+    )
+
+
+def test_a_guest_order_does_not_link_an_unverified_account():
+    user = UserFactory(email="lee@example.com", email_verified=False)
+    customer = services.customer_for_email(email="lee@example.com")
+    assert customer.user is None
+    assert not Customer.objects.filter(user=user).exists()
