@@ -1,10 +1,10 @@
 """The payment methods: the sandbox card provider (test cards, idempotency, refunds), the
 card data checks, the offline methods' instructions, and which methods are offered."""
 
-from datetime import date
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from common.errors import ServiceError
 from store.payments import services
@@ -17,7 +17,7 @@ from store.settings import services as settings_services
 
 pytestmark = pytest.mark.django_db
 
-NEXT_YEAR = date.today().year + 1
+NEXT_YEAR = timezone.now().year + 1
 
 
 def card(number="4242424242424242", **fields) -> Card:
@@ -70,7 +70,7 @@ def test_the_sandbox_decides_by_the_test_card(number, approved, code, brand):
 
 
 def test_a_card_past_its_month_is_declined_expired():
-    today = date.today()
+    today = timezone.now().date()
     last_month = (today.year - 1, 12) if today.month == 1 else (today.year, today.month - 1)
     result = charge(exp_year=last_month[0], exp_month=last_month[1])
     assert (result.approved, result.decline_code) == (False, "expired_card")
