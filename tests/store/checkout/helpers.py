@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from store.catalog.models import Product
 from store.common.cart_session import CART_COOKIE
+from store.tax.models import TaxClass
 from tests.store.cart.helpers import add
 from tests.store.catalog.factories import make_product
 from tests.store.conftest import API
@@ -34,6 +35,8 @@ class Shop:
     (20.00) and an untracked mug (8.00)."""
 
     def __init__(self) -> None:
+        # A flushed database (transactional tests) lacks the migration's tax classes.
+        TaxClass.objects.get_or_create(slug="standard", defaults={"name": "Standard"})
         zone = make_zone("Greece", countries=["GR"])
         self.courier = make_method(zone, "flat_rate", "Courier", cost="5.00")
         self.pickup = make_method(zone, "local_pickup", "Pick up", cost="0")
