@@ -151,9 +151,8 @@ def _place(
     holds just taken afresh)."""
     coupon_services.coupon_uses_confirm(order_reference=checkout.reference, now=now)
     customer = _customer(checkout)
-    inventory.stock_lock(
-        product_ids=holds.held_product_ids(checkout) | {p.item.product_id for p in state.items}
-    )
+    # The holds were just taken afresh for these lines: their products cover what is held.
+    inventory.stock_lock(product_ids={p.item.product_id for p in state.items})
     holds.stock_release(checkout=checkout, cart=cart)
     status = OrderStatus.PROCESSING if gateway is None else gateway.placed_status
     method = state.method
@@ -450,7 +449,6 @@ def _pay_by_card(
                     actor=checkout.user,
                     source=CHECKOUT_SOURCE,
                 )
-                order.refresh_from_db()
                 _completed(
                     checkout, order, gateway, config=config, now=now, base_url=base_url, paid=True
                 )

@@ -144,10 +144,6 @@ def stock_release(*, checkout: Checkout, cart: Cart | None = None) -> int:
     return count
 
 
-def held_product_ids(checkout: Checkout) -> set[int]:
-    return _held_items(checkout.hold_cart_id) if checkout.hold_cart_id is not None else set()
-
-
 def coupons_hold(*, checkout: Checkout, codes: list[str], minutes: int, now: datetime) -> None:
     """Hold one use of each coupon for the checkout (and give back those no longer applied);
     a coupon used up, or past its per-customer limit, refuses with its own code."""
