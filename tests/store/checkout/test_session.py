@@ -79,3 +79,18 @@ def test_a_completed_checkout_stays_readable_by_its_session(anon, shop):
     assert read["status"] == "completed"
     assert read["cart"] is None
     assert read["order"]["order_number"].startswith("EC-")
+
+
+def test_reading_a_checkout_costs_a_fixed_number_of_queries(anon, shop, django_assert_num_queries):
+    from tests.store.catalog.factories import make_product
+
+    body = started(anon, shop)
+    path = f"{CHECKOUT}/{body['id']}"
+    anon.get(path)  # the caches (zones, rates, settings) are warm
+    with django_assert_num_queries(7):  # session, cart, checkout, lines, coupons, ...
+        assert anon.get(path).status_code == 200
+    for n in range(6):
+        add(anon, make_product(title=f"Extra {n}", stock_quantity=3).pk, 1)
+    anon.patch(path, {}, format="json")
+    with django_assert_num_queries(7):  # the same with seven lines
+        assert anon.get(path).status_code == 200
