@@ -378,6 +378,8 @@ def checkout_update(*, checkout_id: int, token: str | None, user=None, fields: d
     checkout = checkout_locked(checkout_id, cart, user)
     _editable(checkout)
     cart = cart_of(checkout, cart)
+    if user is not None and checkout.user_id is None:
+        checkout.user = user
     _apply(checkout, cart, fields, config)
     holds_refresh(checkout, cart, config, timezone.now())
     checkout.save()

@@ -267,6 +267,10 @@ def checkout_complete(
         cart = cart_for_update(token=token, user=user, create=False)
         checkout = checkout_locked(checkout_id, cart, user)
         if checkout.status == CheckoutStatus.COMPLETED:
+            if checkout.order_id is None:
+                raise Conflict(
+                    "This checkout's order was deleted by the store.", code="checkout_order_deleted"
+                )
             return checkout
         if checkout.status == CheckoutStatus.CANCELLED:
             raise Conflict(

@@ -494,3 +494,14 @@ def test_the_order_received_lookup_is_rate_limited(anon, shop, settings):
     response = anon.get(f"{path}?key={answer['order_key']}")
     error(response, 429, "throttled")
     assert int(response["Retry-After"]) >= 1
+
+
+def test_a_completed_checkout_whose_order_was_deleted(anon, shop):
+    from store.orders import services as order_services
+
+    body = started(anon, shop)
+    order_id = complete(anon, body["id"]).json()["order_id"]
+    order_services.order_delete(order_id=order_id)
+    error(complete(anon, body["id"]), 409, "checkout_order_deleted")
+    read = anon.get(f"{CHECKOUT}/{body['id']}").json()
+    assert (read["status"], read["order"]) == ("completed", None)
