@@ -59,7 +59,7 @@ class CheckoutWriteSerializer(_Aliases):
     }
 
     email = serializers.EmailField(
-        required=False, allow_blank=True, help_text="Where the order e-mail goes."
+        required=False, allow_blank=True, max_length=254, help_text="Where the order e-mail goes."
     )
     billing_address = AddressSerializer(
         required=False, help_text="Also accepted as `billing`. Replaces the stored one."
@@ -117,7 +117,7 @@ class CompleteSerializer(serializers.Serializer):
 
 
 class CheckEmailSerializer(serializers.Serializer):
-    email = serializers.EmailField()
+    email = serializers.EmailField(max_length=254)
     cart_id = CartHintField()
 
 

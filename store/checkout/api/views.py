@@ -366,7 +366,7 @@ class CheckoutCreateAccountView(_SessionLoginView):
         body = validate_body(s.CreateAccountSerializer, request.data)
         name = body.get("name") or " ".join(
             part for part in (body.get("first_name"), body.get("last_name")) if part
-        )
+        )[:150]
         user, cart = account_services.checkout_account_create(
             request=request._request,
             email=body["email"],

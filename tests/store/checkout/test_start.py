@@ -261,3 +261,38 @@ def test_reading_the_carts_open_checkout(anon, shop):
     response = anon.get(CHECKOUT)
     assert response.status_code == 200
     assert response.json()["id"] == body["id"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"email": "a" * 250 + "@example.com"},
+        {"billing_address": {"first_name": "x" * 500}},
+        {"billing_address": "Ermou 12"},
+        {"billing_address": None},
+        {"shipping_method": True},
+        {"shipping_method": 10**30},
+        {"payment_method": ["sandbox_card"]},
+        {"customer_note": {"a": 1}},
+        ["not", "an", "object"],
+    ],
+)
+def test_odd_bodies_are_refused_never_crash(anon, shop, body):
+    add(anon, shop.lamp.pk, 1)
+    error(anon.post(CHECKOUT, body, format="json"), 400)
+    assert not Checkout.objects.exists()
+
+
+def test_odd_ids_and_payment_data_never_crash(anon, shop):
+    checkout = started(anon, shop)
+    error(anon.get(f"{CHECKOUT}/{10**30}"), 404, "checkout_not_found")
+    for payment_data in ("4242", [1], {"card_number": 4242424242424242}, {"exp_year": "x" * 99}):
+        response = anon.post(
+            f"{CHECKOUT}/{checkout['id']}/complete", {"payment_data": payment_data}, format="json"
+        )
+        error(response, 400)
+    error(
+        anon.post(f"{CHECKOUT}/{checkout['id']}/complete", {"expected_total": "-1"}, format="json"),
+        400,
+        "invalid_param",
+    )
