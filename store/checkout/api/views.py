@@ -364,9 +364,8 @@ class CheckoutCreateAccountView(_SessionLoginView):
     )
     def post(self, request):
         body = validate_body(s.CreateAccountSerializer, request.data)
-        name = body.get("name") or " ".join(
-            part for part in (body.get("first_name"), body.get("last_name")) if part
-        )[:150]
+        names = (body.get("first_name"), body.get("last_name"))
+        name = body.get("name") or " ".join(part for part in names if part)[:150]
         user, cart = account_services.checkout_account_create(
             request=request._request,
             email=body["email"],
