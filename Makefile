@@ -55,5 +55,10 @@ format: install
 check-migrations: install
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
+.PHONY: imports
+## imports: the import contracts of .importlinter (layering between and inside the apps)
+imports: install
+	$(BIN)/lint-imports --no-cache
+
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .ruff_cache

@@ -66,17 +66,18 @@ def prepare(env: dict[str, str]) -> tuple[str, str]:
 
     call_command("migrate", verbosity=0)
     from accounts.models import User
-    from licensing import services
     from licensing.models import Product
+    from licensing.services.activation import license_activate
+    from licensing.services.licenses import license_create, licenses_issue
 
     user, _ = User.objects.get_or_create(
         email="bench@example.com", defaults={"name": "Bench", "email_verified": True}
     )
     product, _ = Product.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
-    license = services.license_create(owner=user, product=product, enforce_limit=False)
-    services.license_activate(license_key=license.license_key, domain="bench.example.com")
+    license = license_create(owner=user, product=product, enforce_limit=False)
+    license_activate(license_key=license.license_key, domain="bench.example.com")
     # Other rows, so that the lookups use the index rather than a tiny table scan.
-    services.licenses_issue(owner=user, product=product, count=2000)
+    licenses_issue(owner=user, product=product, count=2000)
     return license.license_key, "bench.example.com"
 
 

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from accounts.models import User, normalize_email
 from clients.models import Client
 from common.errors import Forbidden, NotFound, ServiceError, ValidationFailed
-from licensing import services as licensing_services
+from licensing.services.lifecycle import client_licenses_end
 
 
 def _require_partner(user: User) -> None:
@@ -57,6 +57,6 @@ def client_delete(*, owner: User, client_id: int) -> int:
         client = Client.objects.select_for_update().filter(owner=owner, pk=client_id).first()
         if client is None:
             raise NotFound("Client not found.", code="client_not_found")
-        revoked = licensing_services.client_licenses_end(client=client)
+        revoked = client_licenses_end(client=client)
         client.delete()
     return revoked

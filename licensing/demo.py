@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from accounts.models import User
 from clients.models import Client
-from licensing import services
 from licensing.models import (
     Component,
     License,
@@ -24,6 +23,8 @@ from licensing.models import (
     SubscriptionStatus,
     Tier,
 )
+from licensing.services.licenses import license_create
+from licensing.services.releases import component_save, release_save
 
 DEMO_PRODUCTS = [
     {
@@ -119,7 +120,7 @@ def seed_licensing() -> list[str]:
         owner = accounts[email]
         if License.objects.filter(owner=owner, product=product).exists():
             continue
-        services.license_create(
+        license_create(
             owner=owner,
             product=product,
             tier=tier,
@@ -139,7 +140,7 @@ def seed_licensing() -> list[str]:
     for slug, version, changelog in DEMO_RELEASES:
         product = products[slug]
         if not Release.objects.filter(product=product, version=version).exists():
-            services.release_save(
+            release_save(
                 release=Release(
                     product=product,
                     version=version,
@@ -150,7 +151,7 @@ def seed_licensing() -> list[str]:
     for slug, component_slug, name, version, min_tier in DEMO_COMPONENTS:
         product = products[slug]
         if not Component.objects.filter(product=product, slug=component_slug).exists():
-            services.component_save(
+            component_save(
                 component=Component(
                     product=product,
                     slug=component_slug,

@@ -41,7 +41,7 @@ def sign_download(*, kind: str, object_id: int, license_id: int) -> SignedUrl:
 
 def check_download_allowed(license: License, domain: str) -> None:
     """Downloads need an active licence (not revoked, not expired) activated on `domain`."""
-    from licensing.services import refuse_unusable
+    from licensing.services.activation import refuse_unusable
 
     refuse_unusable(license, timezone.now())
     domain = domains.normalize_domain(domain)
@@ -94,7 +94,7 @@ class Download:
 
 def resolve_download(token: str) -> Download:
     """The file a token names; 403 when expired or the licence no longer allows it."""
-    from licensing.services import refuse_unusable
+    from licensing.services.activation import refuse_unusable
 
     try:
         data = signing.loads(token, salt=_SALT, max_age=settings.LICENSE_DOWNLOAD_URL_SECONDS)

@@ -26,7 +26,7 @@ from licensing.models import (
     Release,
     Tier,
 )
-from licensing.services import TIER_RANK, license_limit_for, visible_licenses
+from licensing.services.rules import TIER_RANK, license_limit_for, visible_licenses
 
 RENEWAL_WINDOW_DAYS = 30
 

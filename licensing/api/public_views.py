@@ -14,8 +14,9 @@ from rest_framework.response import Response
 
 from common.api.schema import portal_schema
 from common.api.views import PublicPortalAPIView, validate_input
-from licensing import domains, downloads, selectors, services, signing
+from licensing import domains, downloads, selectors, signing
 from licensing.api import serializers as s
+from licensing.services.activation import license_activate, license_deactivate
 
 LICENSES_TAG = ["Public licence API"]
 UPDATES_TAG = ["Updates and components"]
@@ -59,7 +60,7 @@ class ActivateView(PublicPortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.DomainInputSerializer, request.data)
-        result = services.license_activate(**data)
+        result = license_activate(**data)
         license, now = result.license, timezone.now()
         body = {
             "success": True,
@@ -90,7 +91,7 @@ class DeactivateView(PublicPortalAPIView):
     def post(self, request):
         data = validate_input(s.DomainInputSerializer, request.data)
         data.pop("product", None)
-        license = services.license_deactivate(**data)
+        license = license_deactivate(**data)
         domain = domains.normalize_domain(data["domain"])
         body = {
             "success": True,

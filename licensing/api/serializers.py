@@ -5,7 +5,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from licensing.models import LicenseSource, LicenseStatus, Tier
-from licensing.services import MAX_BULK_CREATE, MAX_BULK_IDS
+from licensing.services.licenses import MAX_BULK_CREATE
+from licensing.services.rules import MAX_BULK_IDS
 
 # --- Output: portal ---------------------------------------------------------------------------
 

@@ -14,9 +14,19 @@ from rest_framework.response import Response
 from accounts.permissions import IsPartner, IsPortalAccount
 from common.api.schema import ErrorSerializer, portal_schema
 from common.api.views import PortalAPIView, validate_input
-from licensing import selectors, services
+from licensing import selectors
 from licensing.api import serializers as s
 from licensing.models import RenewalOrderItem
+from licensing.services.licenses import license_bulk_create, license_create
+from licensing.services.lifecycle import (
+    license_change_tier,
+    license_delete,
+    license_reactivate,
+    license_revoke,
+    licenses_bulk_delete,
+    licenses_bulk_revoke,
+)
+from licensing.services.renewals import renewal_confirm, renewal_order_create
 
 TAG = ["Licenses"]
 RENEW_TAG = ["Renewals"]
@@ -67,7 +77,7 @@ class LicenseListView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.LicenseCreateInputSerializer, request.data)
-        license = services.license_create(owner=request.user, **data)
+        license = license_create(owner=request.user, **data)
         return Response(s.LicenseCreatedSerializer(license).data, status=status.HTTP_201_CREATED)
 
 
@@ -87,7 +97,7 @@ class LicenseBulkCreateView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.BulkCreateInputSerializer, request.data)
-        result = services.license_bulk_create(owner=request.user, **data)
+        result = license_bulk_create(owner=request.user, **data)
         body = {
             "count": len(result.licenses),
             "license_keys": [license.license_key for license in result.licenses],
@@ -148,9 +158,7 @@ class LicenseDetailView(PortalAPIView):
     )
     def patch(self, request, license_id: int):
         data = validate_input(s.TierInputSerializer, request.data)
-        change = services.license_change_tier(
-            user=request.user, license_id=license_id, tier=data["tier"]
-        )
+        change = license_change_tier(user=request.user, license_id=license_id, tier=data["tier"])
         key = change.license.license_key
         message = (
             f"License {key} moved from {change.old_tier} to {change.new_tier}."
@@ -174,7 +182,7 @@ class LicenseDetailView(PortalAPIView):
         "`license_not_active` for a licence already revoked.",
     )
     def delete(self, request, license_id: int):
-        license = services.license_revoke(user=request.user, license_id=license_id)
+        license = license_revoke(user=request.user, license_id=license_id)
         count = len(license.deactivated_domains)
         message = (
             f"License {license.license_key} revoked; deactivated on {count} "
@@ -195,7 +203,7 @@ class LicensePermanentDeleteView(PortalAPIView):
         "`license_not_revoked` or `license_invoiced` otherwise.",
     )
     def delete(self, request, license_id: int):
-        key = services.license_delete(user=request.user, license_id=license_id)
+        key = license_delete(user=request.user, license_id=license_id)
         message = f"License {key} deleted permanently."
         return Response(s.SuccessSerializer({"success": True, "message": message}).data)
 
@@ -215,7 +223,7 @@ class LicenseReactivateView(PortalAPIView):
         "`license_not_revoked` / `license_expired`). Domains stay deactivated." + KEY_METHODS_NOTE,
     )
     def post(self, request, license_id: int):
-        license = services.license_reactivate(user=request.user, license_id=license_id)
+        license = license_reactivate(user=request.user, license_id=license_id)
         message = f"License {license.license_key} is active again."
         return Response(s.SuccessSerializer({"success": True, "message": message}).data)
 
@@ -234,7 +242,7 @@ class LicenseBulkRevokeView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.IdsInputSerializer, request.data)
-        revoked = services.licenses_bulk_revoke(user=request.user, ids=data["ids"])
+        revoked = licenses_bulk_revoke(user=request.user, ids=data["ids"])
         return Response({"revoked": revoked})
 
 
@@ -252,7 +260,7 @@ class LicenseBulkDeleteView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.IdsInputSerializer, request.data)
-        deleted = services.licenses_bulk_delete(user=request.user, ids=data["ids"])
+        deleted = licenses_bulk_delete(user=request.user, ids=data["ids"])
         return Response({"deleted": deleted})
 
 
@@ -277,7 +285,7 @@ class BulkRenewView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.RenewInputSerializer, request.data)
-        order = services.renewal_order_create(
+        order = renewal_order_create(
             user=request.user,
             license_ids=data["license_ids"],
             base_url=request.build_absolute_uri("/"),
@@ -301,7 +309,7 @@ class BulkRenewConfirmView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.RenewConfirmInputSerializer, request.data)
-        order = services.renewal_confirm(user=request.user, **data)
+        order = renewal_confirm(user=request.user, **data)
         return Response(_order_answer(order))
 
 

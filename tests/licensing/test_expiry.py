@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from config.celery import app
-from licensing import services
 from licensing.models import License, LicenseStatus, Pack, Subscription, Tier
+from licensing.services.expiry import expire_due, subscription_expire
 from licensing.tasks import expire_licenses
 from tests.accounts.factories import ResellerFactory
 from tests.clients.factories import ClientFactory
@@ -31,7 +31,7 @@ def test_licences_past_expiry_become_expired_once(events):
     current = LicenseFactory(owner=reseller)
     revoked = LicenseFactory(owner=reseller, status=LicenseStatus.REVOKED, expires_at=past)
 
-    result = services.expire_due()
+    result = expire_due()
     assert (result.licenses, result.subscriptions) == (3, 0)
     assert statuses(own, *theirs, current, revoked) == [
         "expired",
@@ -49,7 +49,7 @@ def test_licences_past_expiry_become_expired_once(events):
     assert all(account == reseller for account, _e, _d in events)
 
     events.clear()
-    again = services.expire_due()
+    again = expire_due()
     assert (again.licenses, again.subscriptions, again.packs) == (0, 0, 0)
     assert events == []
 
@@ -70,7 +70,7 @@ def test_an_expiring_subscription_expires_its_licences(events):
     )
     elsewhere = LicenseFactory(owner=reseller, tier=Tier.BUSINESS, subscription=other)
 
-    result = services.expire_due()
+    result = expire_due()
     assert (result.subscriptions, result.licenses) == (1, 2)
     assert Subscription.objects.get(pk=subscription.pk).status == "expired"
     assert Subscription.objects.get(pk=other.pk).status == "active"
@@ -83,15 +83,15 @@ def test_an_expiring_subscription_expires_its_licences(events):
         )
     ]
     events.clear()
-    assert services.subscription_expire(subscription_id=subscription.pk) is None
-    assert services.expire_due().subscriptions == 0
+    assert subscription_expire(subscription_id=subscription.pk) is None
+    assert expire_due().subscriptions == 0
     assert events == []
 
 
 def test_packs_lapse():
     lapsed = PackFactory(expires_at=timezone.now() - timedelta(days=1))
     forever = PackFactory(expires_at=None)
-    assert services.expire_due().packs == 1
+    assert expire_due().packs == 1
     assert Pack.objects.get(pk=lapsed.pk).status == "expired"
     assert Pack.objects.get(pk=forever.pk).status == "active"
 

@@ -15,9 +15,9 @@ import responses
 import time_machine
 from responses import matchers
 
-from licensing import services
 from licensing.models import License, RenewalOrder, Tier
 from licensing.payments.stripe import StripeProvider, from_minor_units, to_minor_units
+from licensing.services import renewals
 from tests.accounts.factories import ResellerFactory
 from tests.licensing.factories import LicenseFactory, ProductFactory, SubscriptionFactory
 
@@ -56,7 +56,7 @@ def stripe(settings, monkeypatch):
     settings.STRIPE_SECRET_KEY = "sk_test_emporion"
     settings.STRIPE_API_BASE = "https://api.stripe.com"
     settings.RENEWAL_RETURN_URL = "https://portal.example.com/renewals/complete"
-    monkeypatch.setattr(services, "_order_code", lambda: "RN-KXPTRWMABC")
+    monkeypatch.setattr(renewals, "_order_code", lambda: "RN-KXPTRWMABC")
     with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
         yield mock
 

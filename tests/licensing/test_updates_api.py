@@ -7,8 +7,9 @@ import time_machine
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from licensing import services
 from licensing.models import LicenseStatus, Release, Tier
+from licensing.services.lifecycle import licenses_revoke
+from licensing.services.releases import release_save
 from tests.licensing.factories import (
     ActivationFactory,
     ComponentFactory,
@@ -135,7 +136,7 @@ def download_url(client, license, **extra):
 def test_download_url_serves_the_file_in_chunks(api_client, license, settings):
     release = Release.objects.get(version="1.10.0")
     release.file.save("big.zip", ContentFile(b"x" * 100_000), save=True)
-    services.release_save(release=release)
+    release_save(release=release)
     body = download_url(api_client, license)
     assert body["version"] == "1.10.0"
     assert body["file_size"] == 100_000
@@ -191,7 +192,7 @@ def test_download_url_expires(api_client, license, settings):
 
 def test_a_licence_revoked_after_the_url_was_issued_downloads_nothing(api_client, license):
     url = download_url(api_client, license)["url"].replace("http://testserver", "")
-    services.licenses_revoke(queryset=type(license).objects.filter(pk=license.pk))
+    licenses_revoke(queryset=type(license).objects.filter(pk=license.pk))
     response = api_client.get(url)
     assert response.status_code == 403
     assert response.json()["code"] == "license_revoked"
@@ -307,7 +308,7 @@ def test_release_save_records_size_and_digest(product):
     import hashlib
 
     release = Release(product=product, version="2.0.0", file=ContentFile(b"abc", name="r.zip"))
-    services.release_save(release=release)
+    release_save(release=release)
     release.refresh_from_db()
     assert release.file_size == 3
     assert release.sha256 == hashlib.sha256(b"abc").hexdigest()
