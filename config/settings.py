@@ -182,6 +182,17 @@ FRONTEND_URL = env_str("FRONTEND_URL", "http://127.0.0.1:8000").rstrip("/")
 
 API_KEYS_PER_ACCOUNT = env_int("API_KEYS_PER_ACCOUNT", 20, minimum=1)
 
+# Failed log-ins, counted in the database per account (the e-mail address as typed, whether or
+# not an account has it) and per client address, shared by the portal, the checkout and the
+# admin log-in: LIMIT failures within WINDOW lock the account (or the address) for LOCKOUT
+# minutes, doubled at each further lock up to LOCKOUT_MAX. A successful log-in resets the
+# account's count. See accounts.services (login limits).
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1)
+LOGIN_FAILURE_WINDOW = timedelta(minutes=env_int("LOGIN_FAILURE_WINDOW_MINUTES", 15, minimum=1))
+LOGIN_LOCKOUT = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+LOGIN_LOCKOUT_MAX = timedelta(hours=env_int("LOGIN_LOCKOUT_MAX_HOURS", 24, minimum=1))
+
 SIMPLE_JWT = {
     "ACCESS_TOKEN_LIFETIME": timedelta(minutes=30),
     "REFRESH_TOKEN_LIFETIME": timedelta(days=env_int("JWT_REFRESH_TOKEN_DAYS", 14, minimum=1)),

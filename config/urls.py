@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.admin_login import admin_login
 from common.views import HealthView, api_not_found
 from licensing.sandbox_views import SandboxCheckoutView
 
@@ -22,6 +23,8 @@ api_v1 = [
 ]
 
 urlpatterns = [
+    # The admin's log-in, behind the log-in limits (429 with Retry-After while locked).
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("healthz", HealthView.as_view(), name="healthz"),
     # The sandbox payment provider's checkout page (licence renewals).
