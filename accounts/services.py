@@ -207,6 +207,11 @@ def password_reset_request(*, email: str) -> None:
         )
 
 
+def password_reset_check(*, token: str) -> User:
+    """The account a reset token is for (400 `invalid_token` when unknown, used or expired)."""
+    return _find_token(token, OneTimeToken.Purpose.RESET_PASSWORD).user
+
+
 def password_reset(*, token: str, password: str) -> User:
     """Set a new password with a reset token.
 
@@ -214,7 +219,7 @@ def password_reset(*, token: str, password: str) -> User:
     (refresh tokens are revoked; access tokens carry a digest of the old password hash and stop
     working). The e-mail counts as verified: the link reached the inbox.
     """
-    _check_password(password, user=_find_token(token, OneTimeToken.Purpose.RESET_PASSWORD).user)
+    _check_password(password, user=password_reset_check(token=token))
     with transaction.atomic():
         row = _find_token(token, OneTimeToken.Purpose.RESET_PASSWORD, lock=True)
         row.used_at = timezone.now()
