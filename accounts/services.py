@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import authenticate, password_validation
 from django.contrib.auth.models import update_last_login
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -65,12 +66,17 @@ def account_create(
     name: str,
     type: str = AccountType.DEVELOPER,
     email_verified: bool = False,
-    check_password_strength: bool = True,
+    is_staff: bool = False,
 ) -> User:
-    """Create an account; 422 on invalid values, 400 when the e-mail is taken."""
+    """Create an account; 422 on invalid values (a weak password included), 400 when the
+    e-mail is taken."""
     email = normalize_email(email)
     name = (name or "").strip()
     errors: dict[str, list[str]] = {}
+    try:
+        validate_email(email)
+    except DjangoValidationError:
+        errors["email"] = ["Enter a valid e-mail address."]
     if type not in AccountType.values:
         errors["type"] = [f"Must be one of: {', '.join(AccountType.values)}."]
     if not name:
@@ -79,8 +85,7 @@ def account_create(
         errors["password"] = ["This field may not be blank."]
     if errors:
         raise ValidationFailed(errors)
-    if check_password_strength:
-        _check_password(password, user=User(email=email, name=name))
+    _check_password(password, user=User(email=email, name=name))
     if User.objects.filter(email=email).exists():
         raise ServiceError(
             "An account with this e-mail address already exists.", code="email_taken"
@@ -88,7 +93,12 @@ def account_create(
     try:
         with transaction.atomic():
             return User.objects.create_user(
-                email, password, name=name, type=type, email_verified=email_verified
+                email,
+                password,
+                name=name,
+                type=type,
+                email_verified=email_verified,
+                is_staff=is_staff,
             )
     except IntegrityError:  # a concurrent registration of the same address won
         raise ServiceError(
