@@ -24,11 +24,15 @@ $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
 ## install: the project and its locked dependencies into .venv
 install: $(VENV)/.synced
 
-## run: the embedded default (SQLite, eager Celery, demo data) on 127.0.0.1:8000
+# DEBUG is off unless set (a process started without it is a production one); the development
+# targets turn it on.
+DEV := DEBUG=1
+
+## run: the embedded default (SQLite, eager Celery, demo data) on 127.0.0.1:8000, DEBUG on
 run: install
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(DEV) $(BIN)/python manage.py migrate --noinput
+	$(DEV) $(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
+	$(DEV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## test: the whole suite
 test: install
@@ -53,7 +57,7 @@ format: install
 	$(BIN)/ruff format .
 
 check-migrations: install
-	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(DEV) $(BIN)/python manage.py makemigrations --check --dry-run
 
 .PHONY: imports
 ## imports: the import contracts of .importlinter (layering between and inside the apps)

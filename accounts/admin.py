@@ -5,8 +5,13 @@ from django.contrib.auth.forms import AdminUserCreationForm
 from django.contrib.auth.forms import UserChangeForm as BaseUserChangeForm
 
 from accounts import services
-from accounts.models import ApiKey, AppPassword, User
+from accounts.admin_login import AdminLoginForm
+from accounts.models import ApiKey, AppPassword, LoginLimit, User
 from common.errors import ServiceError
+
+# The admin's log-in form counts failures with the portal's and the checkout's log-ins
+# (config/urls.py routes admin/login/ to accounts.admin_login.admin_login).
+admin.site.login_form = AdminLoginForm
 
 
 class UserCreationForm(AdminUserCreationForm):
@@ -149,3 +154,34 @@ class AppPasswordAdmin(CreatedOnceAdmin):
 
     def create(self, obj):
         return services.app_password_create(user=obj.user, name=obj.name)
+
+
+@admin.register(LoginLimit)
+class LoginLimitAdmin(admin.ModelAdmin):
+    """Failed log-ins per e-mail address and client address; staff may lift a lock."""
+
+    list_display = ["subject", "kind", "failures", "locked_until", "locks", "last_attempt_at"]
+    list_filter = ["kind"]
+    search_fields = ["subject"]
+    readonly_fields = [
+        "kind",
+        "subject",
+        "failures",
+        "window_started_at",
+        "locked_until",
+        "locks",
+        "last_attempt_at",
+    ]
+    fields = readonly_fields
+    actions = ["lift"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Lift the lock and forget the failures", permissions=["delete"])
+    def lift(self, request, queryset):
+        count = services.login_limits_lift(queryset=queryset)
+        self.message_user(request, f"{count} log-in limit(s) lifted.", messages.SUCCESS)

@@ -149,3 +149,39 @@ class AppPassword(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.user.email})"
+
+
+class LoginLimit(models.Model):
+    """Failed log-ins of one e-mail address or one client address (accounts.services).
+
+    Every surface that takes a password (the portal, the checkout, the admin) counts here, in
+    the database, so a lock holds across surfaces, processes and cache outages. An e-mail
+    address counts whether or not an account has it, so a lock tells nothing about accounts.
+    """
+
+    class Kind(models.TextChoices):
+        ACCOUNT = "account", "E-mail address"
+        ADDRESS = "address", "Client address"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    key = models.CharField(max_length=64, help_text="SHA-256 of the kind and the subject.")
+    subject = models.CharField(max_length=254, help_text="The e-mail address or client address.")
+    failures = models.PositiveIntegerField(
+        default=0, help_text="Failed (or still running) log-ins in the current window."
+    )
+    window_started_at = models.DateTimeField(default=timezone.now)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    locks = models.PositiveIntegerField(
+        default=0, help_text="Locks in a row; each lasts twice the one before."
+    )
+    last_attempt_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = "log-in limit"
+        ordering = ["-last_attempt_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key"], name="accounts_loginlimit_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.subject}"

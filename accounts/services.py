@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 import string
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import authenticate, password_validation
 from django.contrib.auth.models import update_last_login
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
+from rest_framework.throttling import BaseThrottle
 from rest_framework_simplejwt.exceptions import TokenBackendError, TokenError
 from rest_framework_simplejwt.settings import api_settings as jwt_settings
 from rest_framework_simplejwt.state import token_backend
@@ -26,6 +29,7 @@ from accounts.models import (
     AccountType,
     ApiKey,
     AppPassword,
+    LoginLimit,
     OneTimeToken,
     User,
     normalize_email,
@@ -62,12 +66,17 @@ def account_create(
     name: str,
     type: str = AccountType.DEVELOPER,
     email_verified: bool = False,
-    check_password_strength: bool = True,
+    is_staff: bool = False,
 ) -> User:
-    """Create an account; 422 on invalid values, 400 when the e-mail is taken."""
+    """Create an account; 422 on invalid values (a weak password included), 400 when the
+    e-mail is taken."""
     email = normalize_email(email)
     name = (name or "").strip()
     errors: dict[str, list[str]] = {}
+    try:
+        validate_email(email)
+    except DjangoValidationError:
+        errors["email"] = ["Enter a valid e-mail address."]
     if type not in AccountType.values:
         errors["type"] = [f"Must be one of: {', '.join(AccountType.values)}."]
     if not name:
@@ -76,8 +85,7 @@ def account_create(
         errors["password"] = ["This field may not be blank."]
     if errors:
         raise ValidationFailed(errors)
-    if check_password_strength:
-        _check_password(password, user=User(email=email, name=name))
+    _check_password(password, user=User(email=email, name=name))
     if User.objects.filter(email=email).exists():
         raise ServiceError(
             "An account with this e-mail address already exists.", code="email_taken"
@@ -85,7 +93,12 @@ def account_create(
     try:
         with transaction.atomic():
             return User.objects.create_user(
-                email, password, name=name, type=type, email_verified=email_verified
+                email,
+                password,
+                name=name,
+                type=type,
+                email_verified=email_verified,
+                is_staff=is_staff,
             )
     except IntegrityError:  # a concurrent registration of the same address won
         raise ServiceError(
@@ -204,6 +217,11 @@ def password_reset_request(*, email: str) -> None:
         )
 
 
+def password_reset_check(*, token: str) -> User:
+    """The account a reset token is for (400 `invalid_token` when unknown, used or expired)."""
+    return _find_token(token, OneTimeToken.Purpose.RESET_PASSWORD).user
+
+
 def password_reset(*, token: str, password: str) -> User:
     """Set a new password with a reset token.
 
@@ -211,7 +229,7 @@ def password_reset(*, token: str, password: str) -> User:
     (refresh tokens are revoked; access tokens carry a digest of the old password hash and stop
     working). The e-mail counts as verified: the link reached the inbox.
     """
-    _check_password(password, user=_find_token(token, OneTimeToken.Purpose.RESET_PASSWORD).user)
+    _check_password(password, user=password_reset_check(token=token))
     with transaction.atomic():
         row = _find_token(token, OneTimeToken.Purpose.RESET_PASSWORD, lock=True)
         row.used_at = timezone.now()
@@ -221,6 +239,173 @@ def password_reset(*, token: str, password: str) -> User:
         user.email_verified = True
         user.save(update_fields=["password", "email_verified"])
         revoke_all_sessions(user)
+        login_limits_reset(email=user.email)  # the inbox proved who is asking
+    return user
+
+
+# --- Log-in limits ----------------------------------------------------------------------------
+#
+# Every password log-in (the portal, the checkout, the admin) goes through
+# `authenticate_limited`. Each attempt is counted before the password is checked, against the
+# e-mail address typed (whether or not an account has it) and against the client address, in
+# the database (a row lock settles parallel attempts; a cache outage changes nothing). A success
+# gives the attempt back: the e-mail address's count and locks start again from zero, and the
+# client address's count drops by one. LIMIT counted attempts within the window lock the
+# e-mail address (or the client address) for LOCKOUT, doubled at each further lock up to
+# LOCKOUT_MAX; a day without attempts forgets earlier locks.
+
+
+class LoginLocked(ServiceError):
+    status_code = 429
+    default_code = "login_locked"
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            "Too many failed log-ins for this e-mail address or from this network: log-ins "
+            f"are paused. Try again in {retry_after} seconds, or reset the password.",
+            headers={"Retry-After": str(retry_after)},
+        )
+        self.retry_after = retry_after
+
+
+def client_address(request) -> str:
+    """The caller's address as the rate limits see it (REMOTE_ADDR, or the X-Forwarded-For hop
+    that NUM_PROXIES trusts)."""
+    return BaseThrottle().get_ident(request) or "unknown"
+
+
+def _clean_text(value: str) -> str:
+    """`value` as a database can store it: no NUL, no lone surrogate, at most 254 characters."""
+    return value.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")[:254]
+
+
+def _limit_subjects(email: str, address: str) -> list[tuple[str, str, int]]:
+    """(kind, subject, limit) in the order rows are locked: the account first."""
+    return [
+        (LoginLimit.Kind.ACCOUNT, normalize_email(email), settings.LOGIN_FAILURE_LIMIT),
+        (LoginLimit.Kind.ADDRESS, address, settings.LOGIN_ADDRESS_FAILURE_LIMIT),
+    ]
+
+
+def _limit_key(kind: str, subject: str) -> str:
+    return hashlib.sha256(f"{kind}:{subject}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _limit_row(kind: str, subject: str, now: datetime) -> LoginLimit:
+    """The row of (kind, subject), created if need be, locked until the transaction ends."""
+    key = _limit_key(kind, subject)
+    LoginLimit.objects.get_or_create(
+        kind=kind,
+        key=key,
+        defaults={
+            "subject": _clean_text(subject),
+            "window_started_at": now,
+            "last_attempt_at": now,
+        },
+    )
+    return LoginLimit.objects.select_for_update().get(kind=kind, key=key)
+
+
+def _roll(row: LoginLimit, now: datetime) -> None:
+    """Bring `row` up to `now`: an ended lock or window starts a new window."""
+    if row.locked_until is not None and row.locked_until <= now:
+        row.locked_until = None
+        row.failures = 0
+        row.window_started_at = now
+    if row.last_attempt_at <= now - settings.LOGIN_LOCKOUT_MAX:
+        row.locks = 0
+    if row.window_started_at <= now - settings.LOGIN_FAILURE_WINDOW:
+        row.failures = 0
+        row.window_started_at = now
+
+
+def _lock(row: LoginLimit, now: datetime) -> None:
+    row.locks += 1
+    lockout = settings.LOGIN_LOCKOUT * 2 ** min(row.locks - 1, 20)
+    row.locked_until = now + min(lockout, settings.LOGIN_LOCKOUT_MAX)
+    row.failures = 0
+    row.window_started_at = now
+
+
+def _seconds_left(row: LoginLimit, now: datetime) -> int:
+    if row.locked_until is None or row.locked_until <= now:
+        return 0
+    return max(1, math.ceil((row.locked_until - now).total_seconds()))
+
+
+def login_attempt_begin(*, email: str, address: str) -> None:
+    """Count one log-in attempt, or refuse it (429 `login_locked`) while either is locked."""
+    now = timezone.now()
+    with transaction.atomic():
+        rows = [
+            (_limit_row(kind, subject, now), limit)
+            for kind, subject, limit in _limit_subjects(email, address)
+        ]
+        for row, limit in rows:
+            _roll(row, now)
+            if row.locked_until is None and row.failures >= limit:
+                _lock(row, now)  # parallel attempts filled the window: this one is too many
+        wait = max(_seconds_left(row, now) for row, _limit in rows)
+        for row, _limit in rows:
+            if not wait:
+                row.failures += 1
+            row.last_attempt_at = now
+            row.save()
+    if wait:
+        raise LoginLocked(wait)
+
+
+def login_attempt_failed(*, email: str, address: str) -> None:
+    """The attempt counted by `login_attempt_begin` failed: lock what reached its limit."""
+    now = timezone.now()
+    with transaction.atomic():
+        for kind, subject, limit in _limit_subjects(email, address):
+            row = _limit_row(kind, subject, now)
+            if row.locked_until is None and row.failures >= limit:
+                _lock(row, now)
+                row.save()
+
+
+def login_attempt_succeeded(*, email: str, address: str) -> None:
+    """The e-mail address starts again from zero; the client address gets its attempt back."""
+    with transaction.atomic():
+        login_limits_reset(email=email)
+        LoginLimit.objects.filter(
+            kind=LoginLimit.Kind.ADDRESS,
+            key=_limit_key(LoginLimit.Kind.ADDRESS, address),
+            failures__gt=0,
+        ).update(failures=F("failures") - 1)
+
+
+def login_limits_reset(*, email: str) -> int:
+    """Forget the failed log-ins and locks of an e-mail address (a success, a password reset)."""
+    account = LoginLimit.Kind.ACCOUNT
+    deleted, _ = LoginLimit.objects.filter(
+        kind=account, key=_limit_key(account, normalize_email(email))
+    ).delete()
+    return deleted
+
+
+def login_limits_lift(*, queryset) -> int:
+    """Staff: end the locks of these rows and forget their counts."""
+    deleted, _ = queryset.delete()
+    return deleted
+
+
+def authenticate_limited(request, *, email: str, password: str) -> User | None:
+    """`authenticate()` behind the log-in limits: the one door of every password log-in.
+
+    Answers the user or None (wrong or unknown credentials, an inactive account); raises
+    LoginLocked while the e-mail address or the client address is locked. Call it outside any
+    transaction, so that a refusal that rolls the caller's work back keeps its count.
+    """
+    address = client_address(request)
+    login_attempt_begin(email=email, address=address)
+    user = authenticate(request, email=normalize_email(email), password=password)
+    if user is None:
+        login_attempt_failed(email=email, address=address)
+    else:
+        login_attempt_succeeded(email=email, address=address)
     return user
 
 
@@ -242,8 +427,8 @@ def issue_tokens(user: User) -> dict:
     return {**_token_pair(refresh), "user": user}
 
 
-def login(*, email: str, password: str, request=None) -> dict:
-    user = authenticate(request, email=normalize_email(email), password=password)
+def login(*, email: str, password: str, request) -> dict:
+    user = authenticate_limited(request, email=email, password=password)
     if user is None:
         raise Unauthorized(
             "Invalid e-mail or password.", code="invalid_credentials", headers=BEARER_CHALLENGE
@@ -324,7 +509,11 @@ def purge_expired_tokens() -> dict[str, int]:
         Q(expires_at__lt=now - timedelta(days=1)) | Q(used_at__lt=now - timedelta(days=1))
     ).delete()
     refresh, _ = OutstandingToken.objects.filter(expires_at__lte=now).delete()
-    return {"one_time_tokens": one_time, "refresh_tokens": refresh}
+    login_limits, _ = LoginLimit.objects.filter(
+        Q(locked_until__isnull=True) | Q(locked_until__lte=now),
+        last_attempt_at__lte=now - settings.LOGIN_LOCKOUT_MAX,
+    ).delete()
+    return {"one_time_tokens": one_time, "refresh_tokens": refresh, "login_limits": login_limits}
 
 
 # --- API keys ---------------------------------------------------------------------------------

@@ -6,5 +6,6 @@ class CommonConfig(AppConfig):
     verbose_name = "Infrastructure"
 
     def ready(self) -> None:
-        # Registers the OpenAPI authentication extensions.
+        # Registers the OpenAPI authentication extensions and the deploy checks.
+        from common import checks  # noqa: F401
         from common.api import schema  # noqa: F401

@@ -1,8 +1,10 @@
 """Emporion settings, read from the environment.
 
-Every variable has an embedded default so that `make run` needs nothing: an SQLite file, eager
-Celery (no broker), local-memory cache and console e-mail. Production sets DATABASE_URL,
-REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0; see README.md for the full list.
+Every variable has an embedded default so that `make run` (which sets DEBUG=1) needs nothing
+else: an SQLite file, eager Celery (no broker), local-memory cache and console e-mail. DEBUG is
+off unless set, so a process started without it is a production one: it needs SECRET_KEY and
+ALLOWED_HOSTS, and `check --deploy` (common.checks) asks for JWT_SIGNING_KEY and REDIS_URL too.
+See README.md for the full list.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 # --- Core -------------------------------------------------------------------------------------
 
-DEBUG = env_bool("DEBUG", True)
+# Off unless set: development (`make run`, the tests) sets DEBUG=1 explicitly.
+DEBUG = env_bool("DEBUG", False)
 
 DEVELOPMENT_SECRET_KEY = "django-insecure-emporion-development-only-key-never-use-in-production"  # noqa: S105 - refused without DEBUG
 SECRET_KEY = env_str("SECRET_KEY", DEVELOPMENT_SECRET_KEY)
@@ -179,6 +182,17 @@ FRONTEND_URL = env_str("FRONTEND_URL", "http://127.0.0.1:8000").rstrip("/")
 
 API_KEYS_PER_ACCOUNT = env_int("API_KEYS_PER_ACCOUNT", 20, minimum=1)
 
+# Failed log-ins, counted in the database per account (the e-mail address as typed, whether or
+# not an account has it) and per client address, shared by the portal, the checkout and the
+# admin log-in: LIMIT failures within WINDOW lock the account (or the address) for LOCKOUT
+# minutes, doubled at each further lock up to LOCKOUT_MAX. A successful log-in resets the
+# account's count. See accounts.services (login limits).
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50, minimum=1)
+LOGIN_FAILURE_WINDOW = timedelta(minutes=env_int("LOGIN_FAILURE_WINDOW_MINUTES", 15, minimum=1))
+LOGIN_LOCKOUT = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+LOGIN_LOCKOUT_MAX = timedelta(hours=env_int("LOGIN_LOCKOUT_MAX_HOURS", 24, minimum=1))
+
 SIMPLE_JWT = {
     "ACCESS_TOKEN_LIFETIME": timedelta(minutes=30),
     "REFRESH_TOKEN_LIFETIME": timedelta(days=env_int("JWT_REFRESH_TOKEN_DAYS", 14, minimum=1)),
@@ -188,6 +202,8 @@ SIMPLE_JWT = {
     # Tokens carry a digest of the password hash: changing the password ends every session.
     "CHECK_REVOKE_TOKEN": True,
     "ALGORITHM": "HS256",
+    # Unset: SECRET_KEY, fine in development; `check --deploy` asks production for a key of its
+    # own (common.checks).
     "SIGNING_KEY": env_str("JWT_SIGNING_KEY") or SECRET_KEY,
     "ISSUER": "emporion",
     "AUTH_HEADER_TYPES": ("Bearer",),

@@ -4,8 +4,10 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.admin_login import admin_login
 from common.views import HealthView, api_not_found
 from licensing.sandbox_views import SandboxCheckoutView
+from store.pages import OrderReceivedPage
 
 api_v1 = [
     path("portal/", include("accounts.api.urls")),
@@ -22,8 +24,13 @@ api_v1 = [
 ]
 
 urlpatterns = [
+    # The admin's log-in, behind the log-in limits (429 with Retry-After while locked).
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("healthz", HealthView.as_view(), name="healthz"),
+    # The pages e-mails link to: verify the address, set a new password, the order received.
+    path("", include("accounts.urls")),
+    path("order-received/<int:order_id>", OrderReceivedPage.as_view(), name="order-received-page"),
     # The sandbox payment provider's checkout page (licence renewals).
     path("pay/sandbox/<str:token>", SandboxCheckoutView.as_view(), name="sandbox-checkout"),
     path("api/v1/", include(api_v1)),

@@ -6,7 +6,7 @@ class LicensingConfig(AppConfig):
     verbose_name = "Licensing"
 
     def ready(self) -> None:
-        from licensing import checks, signing  # noqa: F401 - checks registers the deploy check
+        from licensing import signing
 
         # A malformed LICENSE_SIGNING_KEY stops the process at start, naming the variable.
         signing.private_key()

@@ -8,6 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.core.files.base import ContentFile
+from django.db.models import Count
 from django.utils import timezone
 
 from accounts.models import User
@@ -129,13 +130,18 @@ def seed_licensing() -> list[str]:
             source=LicenseSource.INDIVIDUAL,
             enforce_limit=False,
         )
-    for license in License.objects.filter(owner__email__endswith="@example.com").select_related(
-        "owner", "product"
-    ):
-        lines.append(
-            f"  {license.license_key}  {license.product.slug:<15} {license.tier:<9} "
-            f"until {license.expires_at:%Y-%m-%d}  {license.owner.email}"
-        )
+    # A count per account, not every licence: the demo accounts gather licences as they are
+    # used, and the keys are one request away (GET /api/v1/portal/licenses).
+    counts = (
+        License.objects.filter(owner__email__in=[email for email, *_rest in plan])
+        .values_list("owner__email")
+        .annotate(n=Count("id"))
+        .order_by("owner__email")
+    )
+    per_account = ", ".join(f"{email} {n}" for email, n in counts)
+    lines.append(
+        f"  licences: {per_account} (list them: GET /api/v1/portal/licenses, or the admin)"
+    )
 
     for slug, version, changelog in DEMO_RELEASES:
         product = products[slug]

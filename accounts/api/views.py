@@ -1,3 +1,5 @@
+from django.utils.decorators import method_decorator
+from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiResponse, extend_schema_view
 from rest_framework import status
 from rest_framework.response import Response
@@ -10,12 +12,15 @@ from common.api.views import PortalAPIView, PublicPortalAPIView, validate_input
 
 AUTH_TAG = ["Authentication"]
 KEYS_TAG = ["API keys"]
+# Answers that carry a secret (tokens, a new API key) are never stored by a cache or browser.
+NO_STORE = method_decorator(never_cache, name="dispatch")
 SAME_ANSWER = (
     "The answer is the same whether or not an account exists for the address, so it cannot "
     "be used to discover accounts."
 )
 
 
+@NO_STORE
 class LoginView(PublicPortalAPIView):
     throttle_scope = "login"
 
@@ -28,7 +33,10 @@ class LoginView(PublicPortalAPIView):
         throttled=True,
         tags=AUTH_TAG,
         description="401 for a wrong e-mail or password; 403 `email_not_verified` for an "
-        "account that has not verified its e-mail address.",
+        "account that has not verified its e-mail address. 429 `login_locked` (with "
+        "Retry-After) after too many failed log-ins for the e-mail address or from the client "
+        "address, counted with the checkout's and the admin's log-ins; a success resets the "
+        "address's count.",
     )
     def post(self, request):
         data = validate_input(s.LoginInputSerializer, request.data)
@@ -38,6 +46,7 @@ class LoginView(PublicPortalAPIView):
         return Response(s.LoginOutputSerializer(result).data)
 
 
+@NO_STORE
 class RefreshView(PublicPortalAPIView):
     throttle_scope = "refresh"
 
@@ -180,6 +189,7 @@ class ResetPasswordView(_TokenMailActionView):
         services.password_reset(token=data["token"], password=data["password"])
 
 
+@NO_STORE
 class ApiKeyListView(PortalAPIView):
     permission_classes = [IsPartner]
 

@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 from io import StringIO
@@ -5,9 +6,10 @@ from io import StringIO
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from accounts.models import User
-from licensing.models import Product
+from licensing.models import License, Product
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +58,59 @@ def test_createaccount_refuses_a_bad_type():
     assert not User.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [
+        ("short1", "This password is too short."),
+        ("password123", "This password is too common."),
+        ("83749201748", "This password is entirely numeric."),
+        ("weak@example.com", "The password is too similar to the e-mail address."),
+    ],
+)
+def test_createaccount_refuses_a_weak_password(password, message):
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "createaccount",
+            "weak@example.com",
+            "--password",
+            password,
+            "--name",
+            "W",
+            stdout=StringIO(),
+        )
+    assert message in str(refused.value)
+    assert "Nothing was created." in str(refused.value)
+    assert not User.objects.exists()
+
+
+def test_createaccount_refuses_an_address_that_is_not_one():
+    with pytest.raises(CommandError, match=r"email: Enter a valid e-mail address\."):
+        call_command(
+            "createaccount",
+            "not-an-address",
+            "--password",
+            "Partner-Secret-2026",
+            "--name",
+            "X",
+            stdout=StringIO(),
+        )
+    assert not User.objects.exists()
+
+
+def test_createaccount_makes_staff(client):
+    call_command(
+        "createaccount",
+        "--staff",
+        "--password",
+        "Partner-Secret-2026",
+        "ops@example.com",
+        "--name",
+        "Ops",
+        stdout=StringIO(),
+    )
+    assert User.objects.get(email="ops@example.com").is_staff
+
+
 def test_createaccount_exits_non_zero_from_the_shell(tmp_path):
     """The real process: a bad type is a clear message on stderr and exit status 1."""
     env = {"PATH": "/usr/bin:/bin", "VAR_DIR": str(tmp_path), "DEBUG": "1"}
@@ -89,22 +144,41 @@ def debug_on(settings):
 
 
 @pytest.mark.usefixtures("debug_on")
-def test_seed_demo_is_idempotent_and_its_logins_work(api_client):
+def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(api_client, client_for):
+    """`make run` seeds on every start: a second run must not log anybody out."""
     call_command("seed_demo", stdout=StringIO())
-    call_command("seed_demo", stdout=StringIO())
-    assert set(User.objects.values_list("type", flat=True)) == {"developer", "reseller", "agency"}
+    developer = User.objects.get(email="developer@example.com")
+    portal = client_for(developer)
+    reseller = User.objects.get(email="reseller@example.com")
+    reseller.set_password("Changed-By-Hand-2026")
+    reseller.save()
+    browser = Client()
+    browser.force_login(User.objects.get(email="admin@example.com"))
+    hashes = dict(User.objects.values_list("email", "password"))
+
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+
     assert User.objects.count() == 4
     assert Product.objects.count() == 2
-    for email in ("developer@example.com", "reseller@example.com", "agency@example.com"):
+    assert License.objects.count() == 5
+    assert dict(User.objects.values_list("email", "password")) == hashes
+    assert portal.get("/api/v1/portal/auth/me").status_code == 200
+    assert browser.get("/admin/").status_code == 200
+    for email in ("developer@example.com", "agency@example.com", "admin@example.com"):
         login = {"email": email, "password": "emporion-demo-2026"}
         assert api_client.post("/api/v1/portal/auth/login", login, format="json").status_code == 200
+    login = {"email": "reseller@example.com", "password": "Changed-By-Hand-2026"}
+    assert api_client.post("/api/v1/portal/auth/login", login, format="json").status_code == 200
     admin = User.objects.get(email="admin@example.com")
-    assert admin.is_staff
-    assert admin.is_superuser
+    assert (admin.is_staff, admin.is_superuser) == (True, True)
+    lines = out.getvalue().splitlines()
+    assert any(re.match(r"\s+reseller@example.com\s+\(changed\)\s+reseller$", x) for x in lines)
+    assert any(re.match(r"\s+agency@example.com\s+emporion-demo-2026\s+agency$", x) for x in lines)
 
 
 @pytest.mark.usefixtures("debug_on")
-def test_seed_demo_prints_logins_and_urls():
+def test_seed_demo_prints_logins_and_urls_and_no_licence_list():
     out = StringIO()
     call_command("seed_demo", "--base-url", "http://127.0.0.1:8000", stdout=out)
     text = out.getvalue()
@@ -112,6 +186,12 @@ def test_seed_demo_prints_logins_and_urls():
     assert "emporion-demo-2026" in text
     assert "http://127.0.0.1:8000/api/v1/docs/" in text
     assert "http://127.0.0.1:8000/admin/" in text
+    assert License.objects.count() == 5
+    assert not re.search(r"EMP-[A-Z]{4}-", text)  # a count per account instead of every key
+    assert (
+        "  licences: agency@example.com 1, developer@example.com 2, reseller@example.com 2 "
+        "(list them: GET /api/v1/portal/licenses, or the admin)"
+    ) in text.splitlines()
 
 
 def test_seed_demo_refuses_to_run_without_debug(settings):

@@ -2,11 +2,14 @@
 
 import csv
 import json
+import os
+import sys
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError, ManagementUtility, call_command
+from django.db import connections
 from django.utils import timezone
 
 from licensing.models import Activation, License, LicenseSource, LicenseStatus
@@ -304,3 +307,92 @@ def test_nfr_source_is_exempt_from_the_usage_count(client_for):
     ProductFactory(slug="theme")
     run("create", "--account", "n@example.com", "--product", "theme", "--source", LicenseSource.NFR)
     assert client_for(owner).get("/api/v1/portal/licenses/usage").json()["total_licenses"] == 0
+
+
+# --- Options, progress, pipes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--no-progress", "export", "--account", "x@example.com", "--format", "json"],
+        ["export", "--account", "x@example.com", "--format", "json", "--no-progress"],
+        ["export", "--no-progress", "--account", "x@example.com", "--format", "json"],
+        ["export", "--account", "x@example.com", "--format", "json", "-v", "0"],
+        ["-v", "0", "export", "--format", "json", "--account", "x@example.com"],
+    ],
+)
+def test_options_go_before_or_after_the_job(account, args):
+    data = json.loads(run(*args))
+    assert [item["status"] for item in data] == ["active", "revoked"]
+
+
+class Terminal(StringIO):
+    """A standard error that says it is a terminal, so the progress bar shows."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def bar_of(monkeypatch, *args) -> str:
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    call_command("licenses", *args, stdout=StringIO(), stderr=StringIO())
+    return terminal.getvalue()
+
+
+def test_progress_bars_count_licences_not_batches(monkeypatch, tmp_path):
+    UserFactory(email="d@example.com")
+    ProductFactory(slug="theme")
+    created = bar_of(
+        monkeypatch, "create", "--account", "d@example.com", "--product", "theme", "--count", "150"
+    )
+    assert "150/150" in created
+    assert "licence" in created
+    ids = ",".join(str(pk) for pk in License.objects.values_list("pk", flat=True)[:120])
+    assert "120/120" in bar_of(monkeypatch, "revoke", "--ids", ids)
+    path = tmp_path / "out.csv"
+    assert "150/150" in bar_of(
+        monkeypatch, "export", "--account", "d@example.com", "--output", str(path)
+    )
+    UserFactory(email="e@example.com")
+    rows = [{"license_key": f"IMPORTED-{n:04d}", "product": "theme"} for n in range(130)]
+    write_csv(tmp_path / "in.csv", rows)
+    assert "130/130" in bar_of(
+        monkeypatch, "import", str(tmp_path / "in.csv"), "--account", "e@example.com"
+    )
+    assert bar_of(monkeypatch, "--no-progress", "export", "--account", "d@example.com") == ""
+
+
+class ClosedPipe(StringIO):
+    """A standard output whose reader went away (`| head`) after a few lines."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def write(self, text: str) -> int:
+        if self.tell() > 200:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+    def fileno(self) -> int:
+        return self.fd
+
+
+def test_a_reader_that_stops_early_ends_the_export_quietly(account, monkeypatch, tmp_path):
+    for _ in range(5):
+        LicenseFactory(owner=account)
+    fd = os.open(tmp_path / "stdout", os.O_WRONLY | os.O_CREAT)
+    pipe, errors = ClosedPipe(fd), StringIO()
+    monkeypatch.setattr(sys, "stdout", pipe)
+    monkeypatch.setattr(sys, "stderr", errors)
+    monkeypatch.setattr(connections, "close_all", lambda: None)  # the test's transaction stays
+    with pytest.raises(SystemExit) as ended:
+        ManagementUtility(
+            ["manage.py", "licenses", "export", "--account", "x@example.com"]
+        ).execute()
+    assert ended.value.code == 0
+    assert errors.getvalue() == ""  # no traceback
+    assert pipe.getvalue().startswith("id,license_key,")
+    os.close(fd)

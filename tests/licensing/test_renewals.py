@@ -312,13 +312,3 @@ def test_sandbox_payments_are_off_in_production(client_for, client, settings):
     assert client.get(path).status_code == 404
     assert client.post(path, {"action": "pay"}).status_code == 404
     assert SandboxCheckout.objects.get().status == "open"
-
-
-def test_deploy_check_warns_when_the_sandbox_is_allowed_without_debug(settings):
-    from licensing.checks import sandbox_payments_in_production
-
-    settings.DEBUG = False
-    settings.PAYMENT_SANDBOX_ALLOWED = True
-    assert [w.id for w in sandbox_payments_in_production(None)] == ["licensing.W001"]
-    settings.PAYMENT_SANDBOX_ALLOWED = False
-    assert sandbox_payments_in_production(None) == []

@@ -1,5 +1,7 @@
 """Portal webhook endpoints: reseller and agency accounts, bearer token only (no API keys)."""
 
+from django.utils.decorators import method_decorator
+from django.views.decorators.cache import never_cache
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -14,6 +16,8 @@ TAGS = ["Webhooks"]
 # POST operations that take no body say so (portal_schema leaves the request out when None).
 NO_BODY = extend_schema(request=None)
 WEBHOOK_ID = OpenApiParameter("webhook_id", int, OpenApiParameter.PATH)
+# The answers that show a secret (create, rotate-secret) are never stored by a cache.
+NO_STORE = method_decorator(never_cache, name="dispatch")
 LOG_ID = OpenApiParameter(
     "log_id", int, OpenApiParameter.PATH, description="The `id` of a delivery log entry."
 )
@@ -26,6 +30,7 @@ class WebhookView(PortalAPIView):
         return selectors.webhook_get(account=request.user, webhook_id=webhook_id)
 
 
+@NO_STORE
 class WebhookListView(WebhookView):
     @portal_schema(
         summary="List webhooks",
@@ -129,6 +134,7 @@ class WebhookTestView(WebhookView):
         )
 
 
+@NO_STORE
 class WebhookRotateSecretView(WebhookView):
     @NO_BODY
     @portal_schema(

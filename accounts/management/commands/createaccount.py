@@ -1,14 +1,15 @@
-from django.contrib.auth import password_validation
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts import services
-from accounts.models import AccountType, User
+from accounts.models import AccountType
 from common.errors import ServiceError
 
 
 class Command(BaseCommand):
-    help = "Create a verified account (developer, reseller or agency)."
+    help = (
+        "Create a verified account (developer, reseller or agency). The password must pass the "
+        "password validators, as at registration."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("email")
@@ -24,25 +25,21 @@ class Command(BaseCommand):
 
     def handle(self, *args, email, password, name, account_type, staff, **options):
         try:
-            password_validation.validate_password(password, user=User(email=email, name=name))
-        except ValidationError as exc:
-            self.stderr.write(
-                self.style.WARNING("Warning: weak password: " + " ".join(exc.messages))
-            )
-        try:
             user = services.account_create(
                 email=email,
                 password=password,
                 name=name,
                 type=account_type,
                 email_verified=True,
-                check_password_strength=False,
+                is_staff=staff,
             )
         except ServiceError as exc:
+            if exc.errors:
+                raise CommandError(
+                    "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items())
+                    + " Nothing was created."
+                ) from None
             raise CommandError(exc.detail) from None
-        if staff:
-            user.is_staff = True
-            user.save(update_fields=["is_staff"])
         self.stdout.write(
             self.style.SUCCESS(f"Created {user.type} account {user.email} (id {user.pk}).")
         )

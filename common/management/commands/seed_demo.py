@@ -16,20 +16,25 @@ SEEDERS = [
 
 
 class Command(BaseCommand):
-    help = "Load demo data (idempotent): demo accounts of each type and demo products."
+    help = (
+        "Load demo data (idempotent): demo accounts of each type, products, licences and the "
+        "store. Accounts that exist keep their passwords and sessions."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--base-url", default="http://127.0.0.1:8000", help="Where the server will answer."
         )
         parser.add_argument(
-            "--force", action="store_true", help="Run even with DEBUG off (resets demo logins)."
+            "--force",
+            action="store_true",
+            help="Run even with DEBUG off (creates logins with a public password).",
         )
 
     def handle(self, *args, base_url, force, **options):
         if not settings.DEBUG and not force:
             raise CommandError(
-                "seed_demo resets the demo accounts' passwords; it runs only with DEBUG on "
+                "seed_demo creates accounts with a public password; it runs only with DEBUG on "
                 "(or pass --force)."
             )
         with transaction.atomic():

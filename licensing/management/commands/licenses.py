@@ -1,14 +1,19 @@
 """Bulk licence jobs for ops: `manage.py licenses <create|revoke|export|import|expire>`.
 
 Every job goes through licensing.services (the same rules as the API), runs in one transaction
-(bad input changes nothing and exits 1 with a message), shows a progress bar on a terminal
-(`--no-progress` to hide it) and ends with a one-line summary.
+(bad input changes nothing and exits 1 with a message), shows a progress bar of the licences
+it handles on a terminal (`--no-progress` to hide it) and ends with a one-line summary. Options
+go before or after the job's name; a reader that stops early (`licenses export | head`) ends
+the command quietly.
 """
 
 from __future__ import annotations
 
+import argparse
+import copy
 import csv
 import json
+import os
 import sys
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -79,6 +84,23 @@ def parse_moment(raw: str, what: str) -> datetime:
 class Command(BaseCommand):
     help = "Bulk licence jobs: create, revoke, export, import, expire."
 
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        """Every option of the command (Django's too) is also accepted after the job's name:
+        `licenses --no-progress export ...` and `licenses export ... --no-progress` agree."""
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        shared = [
+            action
+            for action in parser._actions
+            if action.option_strings and not isinstance(action, argparse._HelpAction)
+        ]
+        jobs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        for job in jobs.choices.values():
+            for action in shared:
+                again = copy.copy(action)
+                again.default = argparse.SUPPRESS  # set only when given after the job
+                job._add_action(again)
+        return parser
+
     def add_arguments(self, parser):
         parser.add_argument("--no-progress", action="store_true", help="Never show a progress bar.")
         sub = parser.add_subparsers(dest="job", required=True, metavar="JOB")
@@ -123,6 +145,18 @@ class Command(BaseCommand):
 
     # --- helpers ------------------------------------------------------------------------------
 
+    def run_from_argv(self, argv):
+        try:
+            super().run_from_argv(argv)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader stopped early (`licenses export | head`): what it read is what it
+            # wanted. Point the standard output at /dev/null so that the flush at exit cannot
+            # fail again, and end without a traceback.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(0)
+
     def handle(self, *args, job, no_progress, **options):
         self.show_progress = not no_progress and sys.stderr.isatty()
         try:
@@ -133,12 +167,13 @@ class Command(BaseCommand):
                 detail = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.errors.items())
             raise CommandError(f"{detail} Nothing was changed.") from None
 
-    def progress(self, iterable, total: int, desc: str):
+    def progress(self, total: int, desc: str, iterable=None, unit: str = "licence"):
+        """A bar that counts rows (licences, subscriptions), whatever the batches."""
         return tqdm(
             iterable,
             total=total,
             desc=desc,
-            unit="chunk",
+            unit=unit,
             disable=not self.show_progress,
             file=sys.stderr,
         )
@@ -175,8 +210,8 @@ class Command(BaseCommand):
         customer_id = self.customer_id(owner, customer)
         created: list[License] = []
         sizes = [min(CHUNK, count - start) for start in range(0, count, CHUNK)]
-        with transaction.atomic():
-            for size in self.progress(sizes, len(sizes), "creating"):
+        with transaction.atomic(), self.progress(count, "creating") as bar:
+            for size in sizes:
                 created += services.licenses_issue(
                     owner=owner,
                     product=item,
@@ -186,6 +221,7 @@ class Command(BaseCommand):
                     customer_id=customer_id,
                     source=source,
                 )
+                bar.update(size)
         for license in created if count <= 20 else ():
             self.stdout.write(license.license_key)
         self.stdout.write(
@@ -239,12 +275,12 @@ class Command(BaseCommand):
         already = selection.count() - len(targets)
         revoked = 0
         try:
-            with transaction.atomic():
-                chunks = list(_chunks(targets))
-                for chunk in self.progress(chunks, len(chunks), "revoking"):
+            with transaction.atomic(), self.progress(len(targets), "revoking") as bar:
+                for chunk in _chunks(targets):
                     revoked += services.licenses_revoke(
                         queryset=License.objects.filter(pk__in=chunk)
                     )
+                    bar.update(len(chunk))
                 if dry_run:
                     raise _DryRun
         except _DryRun:
@@ -287,14 +323,7 @@ class Command(BaseCommand):
         handle = open(output, "w", newline="", encoding="utf-8") if output else self.stdout  # noqa: SIM115
         try:
             records = (record(license) for license in rows.iterator(chunk_size=500))
-            bar = tqdm(
-                records,
-                total=total,
-                desc="exporting",
-                unit="licence",
-                disable=not self.show_progress,
-                file=sys.stderr,
-            )
+            bar = self.progress(total, "exporting", records)
             if format == "json":
                 handle.write(json.dumps(list(bar), indent=2) + "\n")
             else:
@@ -399,12 +428,12 @@ class Command(BaseCommand):
         rows = self._import_rows(owner, path)
         result = {"created": 0, "skipped": 0}
         try:
-            with transaction.atomic():
-                chunks = list(_chunks(rows))
-                for chunk in self.progress(chunks, len(chunks), "importing"):
+            with transaction.atomic(), self.progress(len(rows), "importing") as bar:
+                for chunk in _chunks(rows):
                     done = services.licenses_import(owner=owner, rows=chunk)
                     result["created"] += done["created"]
                     result["skipped"] += done["skipped"]
+                    bar.update(len(chunk))
                 if dry_run:
                     raise _DryRun
         except _DryRun:
@@ -439,8 +468,11 @@ class Command(BaseCommand):
             return
         result = services.expire_due(
             now=now,
-            progress=lambda items: tqdm(
-                items, desc="subscriptions", disable=not self.show_progress, file=sys.stderr
+            progress=lambda items: self.progress(
+                len(items) if hasattr(items, "__len__") else None,
+                "subscriptions",
+                items,
+                unit="subscription",
             ),
         )
         self.stdout.write(

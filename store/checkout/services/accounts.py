@@ -13,11 +13,11 @@ is verified, the account does not take over the orders earlier placed as a guest
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate, get_user_model, login
+from django.contrib.auth import get_user_model, login
 from django.db import transaction
 
 from accounts.models import normalize_email
-from accounts.services import account_register
+from accounts.services import account_register, authenticate_limited
 from common.errors import Unauthorized
 from store.cart.models import Cart
 from store.cart.services.session import cart_merge_on_login
@@ -51,14 +51,17 @@ def _after_login(user, token: str | None) -> Cart | None:
     return cart
 
 
-@transaction.atomic
 def checkout_login(*, request, email: str, password: str, token: str | None):
-    """Log in with e-mail and password (401 `invalid_credentials`); answers (user, cart)."""
-    user = authenticate(request, email=normalize_email(email), password=password)
+    """Log in with e-mail and password (401 `invalid_credentials`, 429 `login_locked` after
+    too many failures: the portal's and the admin's log-in limits); answers (user, cart).
+
+    The password is checked outside the transaction, so a refusal keeps its count."""
+    user = authenticate_limited(request, email=email, password=password)
     if user is None or not user.is_active:
         raise Unauthorized("Invalid e-mail or password.", code="invalid_credentials")
-    login(request, user)
-    return user, _after_login(user, token)
+    with transaction.atomic():
+        login(request, user)
+        return user, _after_login(user, token)
 
 
 @transaction.atomic

@@ -74,13 +74,17 @@ class PaymentDeclined(ServiceError):
     default_code = "payment_declined"
 
 
-def order_received_url(order: Order, *, base_url: str, config: dict | None = None) -> str:
-    """The storefront's page when the settings name one, else the API's order-received URL."""
+def order_received_url(
+    order: Order, *, base_url: str, config: dict | None = None, for_person: bool = False
+) -> str:
+    """The storefront's page when the settings name one, else the API's order-received URL
+    (`for_person`: the server-rendered page a person reads, store.pages, for the e-mail)."""
     config = config or store_settings.get_all()
     page = config["checkout"]["order_received_page"]
     if page:
         return page.format(order_id=order.pk, order_number=order.order_number, key=order.order_key)
-    path = reverse("store-order-received", kwargs={"order_id": order.pk})
+    route = "order-received-page" if for_person else "store-order-received"
+    path = reverse(route, kwargs={"order_id": order.pk})
     return f"{base_url.rstrip('/')}{path}?key={order.order_key}"
 
 
@@ -221,7 +225,9 @@ def send_order_emails(*, checkout: Checkout, order: Order, config: dict, base_ur
         "items": list(order.items.all()),
         "coupons": order.coupon_lines,
         "store_name": general["store_name"],
-        "order_received_url": order_received_url(order, base_url=base_url, config=config),
+        "order_received_url": order_received_url(
+            order, base_url=base_url, config=config, for_person=True
+        ),
         "payment_title": order.payment_method_title,
         "instructions": gateway.instructions(config, order_number=order.order_number)
         if gateway is not None and order.payment_status != PaymentStatus.PAID

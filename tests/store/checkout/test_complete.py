@@ -151,7 +151,8 @@ def test_a_card_payment_places_a_paid_order(anon, shop, mails):
     assert message.subject == f"Your Emporion Store order {order.order_number} is confirmed"
     assert "2 x Lamp (LAMP)" in message.body
     assert "Total: 65.72 EUR" in message.body
-    assert answer["order_received_url"] in message.body
+    # It links to the page a person reads (tests/store/test_pages.py follows the link).
+    assert f"http://testserver/order-received/{order.pk}?key={order.order_key}" in message.body
 
 
 def test_the_order_received_page_answers_with_the_key(anon, shop):
