@@ -7,6 +7,11 @@
 - Only successful (2xx) answers are stored: a refused request changed nothing, so running it
   again is safe, and a client that fixes its input may retry under the same key.
 - Keys are kept 24 hours (settings.IDEMPOTENCY_KEY_TTL); a beat task deletes older ones.
+- A multipart body is compared by its fields and its files' contents, not its bytes: a client
+  that retries an upload sends a new boundary.
+
+Views get all of this from common.api.views.IdempotencyMixin (the portal's and the store's base
+views), which says whose key it is (`idempotency_scope`).
 """
 
 from __future__ import annotations
@@ -20,15 +25,17 @@ from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
+from django.http.request import RawPostDataException
 from django.utils import timezone
 
-from common.errors import Conflict, ServiceError, ValidationFailed
+from common.errors import Conflict, ServiceError
 from common.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 REPLAYED_HEADER = "Idempotent-Replayed"
-_KEPT_HEADERS = ("Content-Type", "Location")
+#: The answer headers stored with the body by default (a view base may keep more).
+KEPT_HEADERS = ("Content-Type", "Location")
 
 
 class Replay(Exception):
@@ -55,6 +62,37 @@ def fingerprint(method: str, path: str, body: bytes) -> str:
     except (ValueError, UnicodeDecodeError):
         canonical = body.hex()
     return _hash(f"{method}\n{path}\n{canonical}")
+
+
+def multipart_fingerprint(method: str, path: str, data) -> str:
+    """A multipart body by content: each field's values and each file's name and SHA-256."""
+    parts: list = []
+    for name in sorted(data):
+        values = data.getlist(name) if hasattr(data, "getlist") else [data[name]]
+        for value in values:
+            if hasattr(value, "chunks"):
+                digest = hashlib.sha256()
+                for chunk in value.chunks():
+                    digest.update(chunk)
+                value.seek(0)
+                parts.append([name, "file", value.name, digest.hexdigest()])
+            else:
+                parts.append([name, "field", str(value)])
+    canonical = json.dumps(parts, separators=(",", ":"))
+    return _hash(f"{method}\n{path}\nmultipart:{canonical}")
+
+
+def request_fingerprint(request) -> str:
+    """The fingerprint of a DRF request, read before its body is parsed (a multipart body is
+    parsed here, with the upload handlers the view has installed)."""
+    media_type = (request.content_type or "").split(";", 1)[0].strip().lower()
+    if media_type == "multipart/form-data":
+        return multipart_fingerprint(request.method, request.path, request.data)
+    try:
+        body = request.body
+    except RawPostDataException:  # the view parsed it already: compare what it read
+        body = json.dumps(request.data, default=str).encode()
+    return fingerprint(request.method, request.path, body)
 
 
 def validate_key(key: str) -> str:
@@ -110,11 +148,13 @@ def begin(*, scope: str, key: str, request_fingerprint: str) -> IdempotencyRecor
                 return record
             continue
         if record.fingerprint != request_fingerprint:
-            raise ValidationFailed(
-                {HEADER: ["This key was already used with a different request."]},
-                detail=f"{HEADER} was already used with a different request (method, path or "
+            # 422 in every namespace (the store answers other invalid input with 400).
+            raise ServiceError(
+                f"{HEADER} was already used with a different request (method, path or "
                 "body). Use a new key for a new request.",
                 code="idempotency_key_reused",
+                status_code=422,
+                errors={HEADER: ["This key was already used with a different request."]},
             )
         if record.state == IdempotencyRecord.State.IN_PROGRESS:
             raise Conflict(
@@ -130,12 +170,18 @@ def begin(*, scope: str, key: str, request_fingerprint: str) -> IdempotencyRecor
     )
 
 
-def complete(record: IdempotencyRecord, *, key: str, response: HttpResponse) -> None:
+def complete(
+    record: IdempotencyRecord,
+    *,
+    key: str,
+    response: HttpResponse,
+    kept_headers: tuple[str, ...] = KEPT_HEADERS,
+) -> None:
     """Store a 2xx answer for replay; anything else releases the key."""
     if not 200 <= response.status_code < 300:
         release(record)
         return
-    headers = {name: response[name] for name in _KEPT_HEADERS if response.has_header(name)}
+    headers = {name: response[name] for name in kept_headers if response.has_header(name)}
     IdempotencyRecord.objects.filter(pk=record.pk).update(
         state=IdempotencyRecord.State.COMPLETED,
         response_status=response.status_code,

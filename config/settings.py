@@ -440,6 +440,13 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
 STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     {"CheckoutStatusEnum": "store.checkout.models.CheckoutStatus"}
 )
+# Stock hoarding (issue 10): starting a checkout holds stock, so it is limited per client address
+# (or account); every other cart write (items, clear, address, shipping method, coupon removal,
+# checkout updates and validation) shares a looser limit. Coupon apply keeps coupon_validate.
+THROTTLE_DEFAULTS |= {"checkout_start": "20/hour", "cart_write": "60/min"}
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
+    scope: _rate(scope, THROTTLE_DEFAULTS[scope]) for scope in ("checkout_start", "cart_write")
+}
 
 # --- E-mail -----------------------------------------------------------------------------------
 

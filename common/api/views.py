@@ -7,7 +7,7 @@ which gives it, in one place:
   in `api_key_methods` / `api_key_actions` (the spec's API-key table), a 401 naming the bearer
   token everywhere else;
 - JSON in, JSON out, 415 for a body without a supported Content-Type;
-- Idempotency-Key handling for POST (common.idempotency);
+- Idempotency-Key handling for POST (IdempotencyMixin, shared with the store's base view);
 - errors in the portal style (common.api.errors).
 """
 
@@ -39,29 +39,39 @@ def require_content_type(request) -> None:
         )
 
 
-class PortalViewMixin:
-    api_key_methods: frozenset[str] = frozenset()
-    api_key_actions: frozenset[str] = frozenset()
-    throttle_classes = [ScopedRateThrottle]
+class IdempotencyMixin:
+    """Idempotency-Key on POST (common.idempotency), for the base view of a namespace.
+
+    After authentication, permissions and throttles, a POST carrying the header claims the key
+    in the caller's scope (`idempotency_scope`); a repeat answers the stored answer, another
+    request under the key 422, a repeat while the first runs 409. A 2xx answer is stored with
+    the headers of `idempotency_kept_headers`; anything else releases the key.
+    """
+
+    #: False: the header is ignored (an answer that cannot be replayed, such as a log-in).
+    idempotent: bool = True
+    idempotency_kept_headers: tuple[str, ...] = idempotency.KEPT_HEADERS
     _idempotency: tuple | None = None
 
-    def accepts_api_key(self, request) -> bool:
-        action = getattr(self, "action", None)
-        return request.method in self.api_key_methods or (
-            action is not None and action in self.api_key_actions
-        )
+    def idempotency_scope(self, request) -> str:
+        """Whose key it is: `account:<id>` when authenticated, else `address:<ip>`."""
+        return caller_identity(request)
+
+    def idempotency_fingerprint(self, request) -> str:
+        return idempotency.request_fingerprint(request)
 
     def initial(self, request, *args, **kwargs):
-        require_content_type(request)
         super().initial(request, *args, **kwargs)
         key = request.headers.get(idempotency.HEADER)
-        if request.method == "POST" and key is not None:
+        if request.method == "POST" and key is not None and self.idempotent:
+            key = idempotency.validate_key(key)
+            # The fingerprint first: it reads the raw body, which parsing the body (a scope
+            # may look into it) would consume.
+            request_fingerprint = self.idempotency_fingerprint(request)
             record = idempotency.begin(
-                scope=caller_identity(request),
+                scope=self.idempotency_scope(request),
                 key=key,
-                request_fingerprint=idempotency.fingerprint(
-                    request.method, request.path, request.body
-                ),
+                request_fingerprint=request_fingerprint,
             )
             self._idempotency = (record, key)
 
@@ -81,13 +91,31 @@ class PortalViewMixin:
             self._idempotency = None
             if hasattr(response, "render") and not response.is_rendered:
                 response.render()
-            idempotency.complete(record, key=key, response=response)
+            idempotency.complete(
+                record, key=key, response=response, kept_headers=self.idempotency_kept_headers
+            )
         return response
 
     def _release_idempotency(self) -> None:
         if self._idempotency is not None:
             idempotency.release(self._idempotency[0])
             self._idempotency = None
+
+
+class PortalViewMixin(IdempotencyMixin):
+    api_key_methods: frozenset[str] = frozenset()
+    api_key_actions: frozenset[str] = frozenset()
+    throttle_classes = [ScopedRateThrottle]
+
+    def accepts_api_key(self, request) -> bool:
+        action = getattr(self, "action", None)
+        return request.method in self.api_key_methods or (
+            action is not None and action in self.api_key_actions
+        )
+
+    def initial(self, request, *args, **kwargs):
+        require_content_type(request)
+        super().initial(request, *args, **kwargs)
 
 
 class PortalAPIView(PortalViewMixin, APIView):

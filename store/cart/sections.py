@@ -13,7 +13,11 @@ class CartSettings(serializers.Serializer):
         min_value=1, max_value=1000, default=100, help_text="Different items a cart may hold."
     )
     max_quantity = StrictIntegerField(
-        min_value=1, max_value=100_000, default=9999, help_text="Units of one item in a cart."
+        min_value=1,
+        max_value=100_000,
+        default=100,
+        help_text="Units of one item in a cart (and so in a checkout's stock hold): more than "
+        "a household buys, few enough that one cart cannot hold a store's whole stock.",
     )
     guest_cart_days = StrictIntegerField(
         min_value=1,

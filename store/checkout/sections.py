@@ -32,6 +32,13 @@ class CheckoutSettings(serializers.Serializer):
         help_text="An order whose card payment failed keeps its stock and coupon uses this "
         "long for another try, then it is cancelled (WooCommerce: 60).",
     )
+    guest_order_max_units = StrictIntegerField(
+        min_value=1,
+        max_value=100_000,
+        default=100,
+        help_text="Units (all lines together) a guest's checkout may hold, and so an unpaid "
+        "guest order; an account with a verified e-mail address is not limited.",
+    )
     terms_url = StrictCharField(
         max_length=500, default="", allow_blank=True, help_text="The store's terms page."
     )

@@ -3,8 +3,9 @@
 Every store operation gets, without repeating it per view: the store error body for the
 statuses it can answer (401 and 403 everywhere, since bad credentials or a wrong nonce are
 refused on any route; 400 where it takes parameters or a body; 404 where the path names a
-resource; 413/415 where it takes a body), the security schemes it accepts, an operation id and
-a tag. Views add their summary, request, answers and parameters with `store_schema`.
+resource; 413/415 where it takes a body; 429 where the method is rate limited; for a POST, the
+Idempotency-Key header with its 409 and 422), the security schemes it accepts, an operation id
+and a tag. Views add their summary, request, answers and parameters with `store_schema`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
+from common.api.schema import IDEMPOTENCY_KEY_PARAMETER
 from store.common.permissions import PUBLIC, required_access
 
 
@@ -54,7 +56,13 @@ _ERROR_TEXT = {
     409: "Conflicts with the current state.",
     413: "Body or file too large.",
     415: "Unsupported Content-Type (send application/json or multipart/form-data).",
+    422: "The Idempotency-Key was used with another request (`idempotency_key_reused`).",
+    429: "Too many requests (`throttled`); see Retry-After.",
 }
+IDEMPOTENCY_IN_USE = (
+    "A request with the same Idempotency-Key is still running (`idempotency_key_in_use`; "
+    "see Retry-After)."
+)
 
 
 def _snake(name: str) -> str:
@@ -70,6 +78,15 @@ class StoreAutoSchema(AutoSchema):
     def get_tags(self) -> list[str]:
         tag = getattr(self.view, "openapi_tag", None)
         return [tag] if tag else super().get_tags()
+
+    def _idempotent(self) -> bool:
+        return self.method == "POST" and getattr(self.view, "idempotent", False)
+
+    def get_override_parameters(self):
+        parameters = super().get_override_parameters()
+        if self._idempotent():
+            parameters = [*parameters, IDEMPOTENCY_KEY_PARAMETER]
+        return parameters
 
     def get_auth(self):
         auths = super().get_auth()
@@ -89,6 +106,18 @@ class StoreAutoSchema(AutoSchema):
             statuses |= {400, 413, 415}
         if any(p.get("in") == "query" for p in self._get_parameters()):
             statuses.add(400)
+        scope_for = getattr(self.view, "throttle_scope_for", None)
+        if scope_for is not None and scope_for(self.method):
+            statuses.add(429)
+        if self._idempotent():
+            statuses |= {400, 422}
+            if "409" in responses:
+                described = responses["409"]["description"].rstrip()
+                responses["409"]["description"] = f"{described} {IDEMPOTENCY_IN_USE}"
+            else:
+                responses["409"] = self._get_response_for_code(
+                    OpenApiResponse(StoreErrorSerializer, description=IDEMPOTENCY_IN_USE), "409"
+                )
         for status in sorted(statuses):
             if str(status) not in responses:
                 responses[str(status)] = self._get_response_for_code(

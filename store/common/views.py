@@ -4,37 +4,81 @@ StoreAPIView gives a view, in one place:
 - store authentication: session cookie + X-Platform-Nonce, application passwords over Basic;
 - the capability permission (StoreAccess) driven by the view's `access` mapping;
 - JSON and multipart bodies (415 for anything else, or a body without Content-Type), JSON out;
-- no rate limit (spec: commerce endpoints have no built-in global rate limit);
+- no rate limit (spec: commerce endpoints have no built-in global rate limit), except the
+  scopes a view names per method in `throttle_scopes` (common.api.throttling);
+- Idempotency-Key on every POST (common.api.views.IdempotencyMixin, as the portal), scoped to
+  the account when logged in, else to the cart session, else to the client address;
 - errors in the store style (registered for the REST root in settings.API_ERROR_STYLES);
 - its OpenAPI operation (StoreAutoSchema).
 """
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from common import idempotency
 from common.api.negotiation import JSONOnlyContentNegotiation
-from common.api.views import require_content_type
+from common.api.throttling import ScopedRateThrottle, caller_identity
+from common.api.views import IdempotencyMixin, require_content_type
 from store.common.authentication import STORE_AUTHENTICATION
+from store.common.cart_session import cart_token
 from store.common.permissions import StoreAccess
 from store.common.schema import StoreAutoSchema
 
 
-class StoreViewMixin:
+def idempotency_scope(request) -> str:
+    """Whose Idempotency-Key it is (see docs/decisions.md, Idempotency).
+
+    The account when logged in. A guest's is the cart session: its token is a 256-bit secret
+    only that shopper holds, so no other guest can reach their keys or stored answers (kept
+    as a hash: the scope does not reveal the token). Without a cart session (a guest's first
+    write) the client address, where the key itself, random, is what keeps it apart.
+    """
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return f"account:{user.pk}"
+    token = cart_token(request).value
+    if token:
+        return "cart:" + hashlib.sha256(token.encode()).hexdigest()
+    return caller_identity(request)
+
+
+class StoreViewMixin(IdempotencyMixin):
     authentication_classes = STORE_AUTHENTICATION
     permission_classes = [StoreAccess]
     parser_classes = [JSONParser, MultiPartParser]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnlyContentNegotiation
     throttle_classes: list = []
+    #: Rate-limit scopes by HTTP method ({"POST": "checkout_start"}; "*" for every method);
+    #: the rates are settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] (THROTTLE_RATE_<SCOPE>).
+    throttle_scopes: dict[str, str] = {}
+    throttle_scope: str | None = None
+    idempotency_kept_headers = (*idempotency.KEPT_HEADERS, "Cache-Control")
     schema = StoreAutoSchema()
     #: What each HTTP method needs: PUBLIC, LOGGED_IN or a capability; "*" for the rest.
     #: Methods not covered need manage_options (deny by default).
     access: dict[str, str] = {}
     openapi_tag: str | None = None
+
+    @classmethod
+    def throttle_scope_for(cls, method: str) -> str | None:
+        return cls.throttle_scopes.get(method.upper(), cls.throttle_scopes.get("*"))
+
+    def get_throttles(self):
+        scope = self.throttle_scope_for(self.request.method)
+        if scope is None:
+            return super().get_throttles()
+        self.throttle_scope = scope
+        return [ScopedRateThrottle()]
+
+    def idempotency_scope(self, request) -> str:
+        return idempotency_scope(request)
 
     def initial(self, request, *args, **kwargs):
         require_content_type(request)

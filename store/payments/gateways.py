@@ -5,8 +5,8 @@
   or PAYMENT_SANDBOX_ALLOWED (as the licence renewals' sandbox); elsewhere it is not offered
   and choosing it answers 503 `payments_not_configured`.
 - `bank_transfer`: offline; the order waits on hold for the transfer, with the store's bank
-  details and the order number as the reference; left unpaid `bank_transfer_hold_days`, it is
-  cancelled.
+  details and the order number as the reference; left unpaid `bank_transfer_hold_hours` (24),
+  it is cancelled.
 - `cash_on_delivery`: offline; the order goes to processing and is paid when delivered.
 
 Titles, descriptions, bank details and whether each is offered are the store settings'
@@ -149,6 +149,13 @@ class SandboxCardGateway(Gateway):
         )
 
 
+def _hours(payments: dict) -> str:
+    """The bank-transfer hold in words: whole days as days ("3 days"), else hours."""
+    hours = payments["bank_transfer_hold_hours"]
+    amount, unit = (hours // 24, "day") if hours % 24 == 0 else (hours, "hour")
+    return f"{amount} {unit}{'s' if amount != 1 else ''}"
+
+
 class BankTransferGateway(Gateway):
     id = "bank_transfer"
     placed_status = "on_hold"
@@ -167,14 +174,11 @@ class BankTransferGateway(Gateway):
         ]
         reference = order_number or "your order number"
         parts.append(f"Reference: {reference}")
-        days = payments["bank_transfer_hold_days"]
-        if days:
-            parts.append(f"Unpaid orders are cancelled after {days} day{'s' if days != 1 else ''}.")
+        parts.append(f"Unpaid orders are cancelled after {_hours(payments)}.")
         return "\n".join(parts)
 
     def unpaid_hold(self, config: dict) -> timedelta | None:
-        days = config["payments"]["bank_transfer_hold_days"]
-        return timedelta(days=days) if days else None
+        return timedelta(hours=config["payments"]["bank_transfer_hold_hours"])
 
 
 class CashOnDeliveryGateway(Gateway):

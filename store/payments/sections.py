@@ -7,6 +7,9 @@ from rest_framework import serializers
 from store.common.params import StrictBooleanField, StrictCharField, StrictIntegerField
 from store.settings.registry import Section, register
 
+#: The longest hold of an unpaid bank-transfer order: 60 days.
+BANK_TRANSFER_MAX_HOLD_HOURS = 60 * 24
+
 
 def _text(default: str, *, max_length: int = 500, help_text: str = "") -> StrictCharField:
     return StrictCharField(
@@ -34,12 +37,14 @@ class PaymentSettings(serializers.Serializer):
     bank_transfer_bank_name = _text("", max_length=200)
     bank_transfer_iban = _text("", max_length=64)
     bank_transfer_bic = _text("", max_length=16)
-    bank_transfer_hold_days = StrictIntegerField(
-        min_value=0,
-        max_value=60,
-        default=3,
-        help_text="An order paid by bank transfer that is still unpaid this many days after "
-        "it was placed is cancelled (its stock and coupon uses come back); 0: never.",
+    bank_transfer_hold_hours = StrictIntegerField(
+        min_value=1,
+        max_value=BANK_TRANSFER_MAX_HOLD_HOURS,
+        default=24,
+        help_text="An order paid by bank transfer that is still unpaid this many hours after "
+        "it was placed is cancelled (its stock and coupon uses come back). Replaces "
+        'bank_transfer_hold_days; there is no "never": an unpaid order cannot hold stock '
+        "for ever.",
     )
     cash_on_delivery_enabled = StrictBooleanField(default=True)
     cash_on_delivery_title = _text("Cash on delivery", max_length=100)

@@ -7,6 +7,7 @@ A section is a DRF serializer whose fields all have a default. Apps register the
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from rest_framework import serializers
@@ -30,6 +31,8 @@ class Section:
 
 
 SECTIONS: dict[str, Section] = {}
+_KEYS: dict[str, tuple[str, ...]] = {}
+_signature = ""
 
 
 def register(section: Section) -> Section:
@@ -37,7 +40,16 @@ def register(section: Section) -> Section:
         if field.default is serializers.empty:
             raise ValueError(f"Setting {section.name}.{key} has no default")
     SECTIONS[section.name] = section
+    _KEYS[section.name] = tuple(sorted(section.fields()))
+    global _signature
+    _signature = hashlib.sha256(repr(sorted(_KEYS.items())).encode()).hexdigest()[:12]
     return section
+
+
+def signature() -> str:
+    """A short hash of the sections and their keys: values cached by a release that declared
+    other keys (a setting added, renamed or removed) are not read as this release's."""
+    return _signature
 
 
 def get(name: str) -> Section | None:

@@ -41,11 +41,16 @@ def _load() -> dict[str, dict]:
     }
 
 
+def _cache_key() -> str:
+    return f"{CACHE_KEY}:{registry.signature()}"
+
+
 def get_all() -> dict[str, dict]:
-    values = cache.get(CACHE_KEY)
+    key = _cache_key()
+    values = cache.get(key)
     if values is None or set(values) != set(registry.SECTIONS):
         values = _load()
-        cache.set(CACHE_KEY, values, None)
+        cache.set(key, values, None)
     return values
 
 
@@ -61,4 +66,4 @@ def get_value(section: str, key: str):
 
 
 def invalidate() -> None:
-    cache.delete(CACHE_KEY)
+    cache.delete(_cache_key())

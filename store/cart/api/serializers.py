@@ -13,6 +13,7 @@ from store.cart.services.stock import stock_limit
 from store.catalog.api.serializers.fields import StrictIntField
 from store.catalog.choices import StockStatus
 from store.common.money import from_cents, money_str
+from store.common.params import StrictCharField
 from store.coupons.models import DiscountType
 from store.shipping.models import MethodType
 from store.tax.calculation import tax_cents
@@ -111,6 +112,11 @@ class ShippingAddressSerializer(serializers.Serializer):
 
 class ShippingMethodSelectSerializer(serializers.Serializer):
     method_id = StrictIntField(min_value=1, help_text="One of GET /cart/shipping-methods.")
+    cart_id = CartHintField()
+
+
+class CouponCodeSerializer(serializers.Serializer):
+    code = StrictCharField(max_length=100, help_text="The coupon code (any case).")
     cart_id = CartHintField()
 
 
@@ -368,3 +374,50 @@ class ShippingMethodsSerializer(serializers.Serializer):
     address = ShippingDestinationSerializer(allow_null=True)
     location = ShippingDestinationSerializer(help_text="Where the costs were reckoned.")
     prices_include_tax = serializers.BooleanField()
+
+
+def coupon_validation_data(result, *, code: str) -> dict:
+    """The answer of POST /coupons/validate for a `cart_coupon_validate` result."""
+    discount = discount_tax = None
+    if result.state is not None:
+        entry = next(
+            (e for e in result.state.amounts.coupons if e.code == result.coupon.code), None
+        )
+        discount = money_str(from_cents(entry.discount if entry else 0))
+        discount_tax = money_str(from_cents(entry.discount_tax if entry else 0))
+    elif result.valid:
+        discount = discount_tax = "0.00"
+    return {
+        "valid": result.valid,
+        "code": result.coupon.code if result.coupon is not None else code.strip(),
+        "discount": discount,
+        "discount_tax": discount_tax,
+        "free_shipping": bool(result.coupon and result.coupon.free_shipping),
+        "cart_checked": result.cart_checked,
+        "error": None
+        if result.error is None
+        else {"code": result.error.code, "message": result.error.detail},
+    }
+
+
+class AppliedCouponsSerializer(serializers.Serializer):
+    coupons = CartCouponSerializer(many=True)
+
+
+class ValidationErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="e.g. coupon_expired, coupon_minimum_spend")
+    message = serializers.CharField()
+
+
+class CouponValidationSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    code = serializers.CharField(help_text="The code as stored (as sent when unknown).")
+    discount = serializers.CharField(
+        allow_null=True, help_text="What it would take off this cart, without tax."
+    )
+    discount_tax = serializers.CharField(allow_null=True)
+    free_shipping = serializers.BooleanField()
+    cart_checked = serializers.BooleanField(
+        help_text="False when the cart is empty: only the coupon itself was checked."
+    )
+    error = ValidationErrorSerializer(allow_null=True)

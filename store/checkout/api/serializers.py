@@ -260,6 +260,9 @@ def settings_data(config: dict, methods: list) -> dict:
         },
         "hold_minutes": checkout["hold_minutes"],
         "unpaid_order_hold_minutes": checkout["unpaid_order_hold_minutes"],
+        "bank_transfer_hold_hours": config["payments"]["bank_transfer_hold_hours"],
+        "max_quantity": config["cart"]["max_quantity"],
+        "guest_order_max_units": checkout["guest_order_max_units"],
         "terms_url": checkout["terms_url"],
         "currency": config["currency"]["currency"],
         "prices_include_tax": config["tax"]["prices_include_tax"],
@@ -383,6 +386,14 @@ class CheckoutSettingsSerializer(serializers.Serializer):
     required_fields = RequiredFieldsSerializer()
     hold_minutes = serializers.IntegerField()
     unpaid_order_hold_minutes = serializers.IntegerField()
+    bank_transfer_hold_hours = serializers.IntegerField(
+        help_text="An unpaid bank-transfer order is cancelled this long after it was placed."
+    )
+    max_quantity = serializers.IntegerField(help_text="Units of one item a cart may hold.")
+    guest_order_max_units = serializers.IntegerField(
+        help_text="Units in all a guest's order may hold (an account with a verified e-mail "
+        "address: no limit)."
+    )
     terms_url = serializers.CharField()
     currency = serializers.CharField()
     prices_include_tax = serializers.BooleanField()

@@ -12,9 +12,8 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from common.api.throttling import ScopedRateThrottle
 from store.cart.api import serializers as cart_serializers
-from store.cart.api.views import SESSION_PARAMETERS, CartSessionView
+from store.cart.api.views.cart import SESSION_PARAMETERS, CartSessionView
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_find
 from store.checkout.models import EDITABLE, Checkout
@@ -40,7 +39,11 @@ SESSION_TEXT = (
 HOLD_TEXT = (
     " Every write holds the cart's stock (409 `insufficient_stock`, naming "
     "`items.<item id>.quantity`) and one use of each coupon (400 with the coupon's code) for "
-    "`checkout.hold_minutes` (10); nothing changes when that is refused."
+    "`checkout.hold_minutes` (10); nothing changes when that is refused. Before anything is "
+    "held, the limits: a line above `cart.max_quantity` (100) is 400 "
+    "`cart_item_quantity_limit`, and a guest's checkout (no account, or an unverified e-mail "
+    "address) above `checkout.guest_order_max_units` (100) units in all is 400 "
+    "`guest_order_quantity_limit`."
 )
 
 
@@ -71,6 +74,9 @@ class CheckoutSessionView(CartSessionView):
 
 
 class CheckoutView(CheckoutSessionView):
+    # Starting holds stock: limited per client address or account against hoarding.
+    throttle_scopes = {"POST": "checkout_start"}
+
     @store_schema(
         summary="The cart's open checkout",
         responses={200: s.CheckoutSerializer},
@@ -97,7 +103,8 @@ class CheckoutView(CheckoutSessionView):
         "available for the address), `payment_method` (GET /checkout/payment-methods), "
         "`customer_note`. Answers 201 with the checkout; a cart has one open checkout, so "
         "starting again updates it (200). The shipping address (country, state, postcode) "
-        "becomes the cart's, for shipping costs and tax. Without an account "
+        "becomes the cart's, for shipping costs and tax. Rate limited per client address or "
+        "account (THROTTLE_RATE_CHECKOUT_START, 20/hour), since it holds stock. Without an account "
         "(`checkout.guest_checkout` off) 400 `login_required`." + HOLD_TEXT,
     )
     def post(self, request):
@@ -108,6 +115,8 @@ class CheckoutView(CheckoutSessionView):
 
 
 class CheckoutDetailView(CheckoutSessionView):
+    throttle_scopes = {"PATCH": "cart_write", "PUT": "cart_write"}
+
     @store_schema(
         summary="Read a checkout",
         responses={200: s.CheckoutSerializer},
@@ -154,6 +163,8 @@ class CheckoutDetailView(CheckoutSessionView):
 
 
 class CheckoutValidateView(CheckoutSessionView):
+    throttle_scopes = {"POST": "cart_write"}
+
     @store_schema(
         summary="Validate a checkout",
         request=None,
@@ -182,8 +193,7 @@ class CheckoutValidateView(CheckoutSessionView):
 
 
 class CheckoutCompleteView(CheckoutSessionView):
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "checkout_complete"
+    throttle_scopes = {"POST": "checkout_complete"}
 
     @store_schema(
         summary="Complete a checkout: place the order and pay",
@@ -205,7 +215,8 @@ class CheckoutCompleteView(CheckoutSessionView):
         "the checkout's hold becomes the order's; coupon uses counted), empties the cart and "
         "answers the order's id, number, key and order-received URL. `sandbox_card` charges "
         "`payment_data` now (approved: order processing and paid); `bank_transfer` leaves the "
-        "order on hold until paid (cancelled after `payments.bank_transfer_hold_days`), "
+        "order on hold until paid (cancelled, its stock given back, after "
+        "`payments.bank_transfer_hold_hours`, 24), "
         "`cash_on_delivery` in processing, unpaid; a free order needs no method. Refusals "
         "before the order exists change nothing: `checkout_incomplete` (naming each missing "
         "field), `cart_empty`, `no_shipping_method`, `payment_method_unavailable`, "
@@ -268,8 +279,7 @@ class PaymentMethodsView(CheckoutSessionView):
 
 
 class CheckEmailView(CheckoutSessionView):
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "checkout_check_email"
+    throttle_scopes = {"POST": "checkout_check_email"}
 
     @store_schema(
         summary="Does an account have this e-mail address?",
@@ -286,6 +296,10 @@ class CheckEmailView(CheckoutSessionView):
 
 
 class _SessionLoginView(CheckoutSessionView):
+    # The answer is a session (its cookie): not replayed, so Idempotency-Key is ignored. A
+    # retry is safe anyway: logging in again, or `email_taken` for an account just made.
+    idempotent = False
+
     def logged_in(self, request, user, cart, *, status: int = 200):
         django_request = request._request
         remaining = nonces.TICK_SECONDS - int(time.time()) % nonces.TICK_SECONDS
@@ -321,8 +335,7 @@ LOGIN_TEXT = (
 
 
 class CheckoutLoginView(_SessionLoginView):
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "checkout_login"
+    throttle_scopes = {"POST": "checkout_login"}
 
     @store_schema(
         summary="Log in at the checkout",
@@ -344,8 +357,7 @@ class CheckoutLoginView(_SessionLoginView):
 
 
 class CheckoutCreateAccountView(_SessionLoginView):
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "checkout_create_account"
+    throttle_scopes = {"POST": "checkout_create_account"}
 
     @store_schema(
         summary="Create an account at the checkout",

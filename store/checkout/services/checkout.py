@@ -26,7 +26,7 @@ from store.cart.services.shipping import cart_destination_set, cart_method_choos
 from store.catalog.services.common import Problems
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
-from store.common.errors import not_found, rule_broken
+from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.locations import clean_postcode, clean_region, country_valid
 from store.orders.choices import (
     OrderSource,
@@ -234,6 +234,38 @@ def check_payment(checkout: Checkout, state: CartState, config: dict) -> Gateway
     return payment_services.gateway_get(method_id=checkout.payment_method, config=config)
 
 
+def is_guest(user) -> bool:
+    """A guest for the stock limits: no account, or one whose e-mail address is unverified
+    (accounts are made at the checkout in one request; a verified address is not)."""
+    return user is None or not getattr(user, "email_verified", False)
+
+
+def check_quantities(state: CartState, config: dict, *, user) -> None:
+    """The stock limits, before anything is held: no line above `cart.max_quantity` (a cart
+    filled under a higher limit), and a guest's checkout at most
+    `checkout.guest_order_max_units` units in all (400 `guest_order_quantity_limit`); `user`
+    is the checkout's shopper."""
+    most = config["cart"]["max_quantity"]
+    over = {
+        f"items.{priced.item.key}.quantity": [f"At most {most} units of one item."]
+        for priced in state.items
+        if priced.item.quantity > most
+    }
+    if over:
+        raise invalid_params(over, code="cart_item_quantity_limit")
+    if not is_guest(user):
+        return
+    units = sum(priced.item.quantity for priced in state.items)
+    limit = config["checkout"]["guest_order_max_units"]
+    if units > limit:
+        raise ServiceError(
+            f"A guest order holds at most {limit} units; this cart has {units}. Lower the "
+            "quantities, or log in (an account with a verified e-mail address) to order more.",
+            code="guest_order_quantity_limit",
+            errors={"items": [f"At most {limit} units in all for a guest order."]},
+        )
+
+
 def check_login(user, config: dict) -> None:
     if user is None and not config["checkout"]["guest_checkout"]:
         raise rule_broken(
@@ -259,8 +291,10 @@ class Problem:
 
 
 def holds_refresh(checkout: Checkout, cart: Cart, config: dict, now: datetime) -> CartState:
-    """Price the cart and hold its coupon uses and stock afresh, for `hold_minutes` from now."""
+    """Price the cart and hold its coupon uses and stock afresh, for `hold_minutes` from now
+    (the stock limits checked first: a refusal holds nothing)."""
     state = cart_state(cart)
+    check_quantities(state, config, user=checkout.user)
     minutes = config["checkout"]["hold_minutes"]
     codes = [coupon.code for coupon, _terms in state.coupons]
     holds.coupons_hold(checkout=checkout, codes=codes, minutes=minutes, now=now)
@@ -367,10 +401,16 @@ def checkout_validate(*, checkout_id: int, token: str | None, user=None) -> Vali
     notices = list(state.notices)
     minutes = config["checkout"]["hold_minutes"]
     codes = [coupon.code for coupon, _terms in state.coupons]
-    for hold in (
+    holding = [
         lambda: holds.coupons_hold(checkout=checkout, codes=codes, minutes=minutes, now=now),
         lambda: holds.stock_hold(checkout=checkout, cart=cart, items=[p.item for p in state.items]),
-    ):
+    ]
+    try:
+        check_quantities(state, config, user=checkout.user or user)
+    except ServiceError as exc:  # past the limits nothing more is held
+        problems.append(Problem.of(exc))
+        holding = []
+    for hold in holding:
         try:
             with transaction.atomic():
                 hold()

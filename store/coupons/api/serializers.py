@@ -1,10 +1,10 @@
-"""Coupon bodies: the coupon record (admin), the shopper's coupon routes, validation."""
+"""Coupon bodies of the managers' routes (/admin/coupons); the shopper's coupon routes are the
+cart's (store.cart.api)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from store.cart.api.serializers import CartCouponSerializer, CartHintField
 from store.catalog.api.serializers.fields import IdListField, StrictIntField, iso
 from store.common.money import MoneyField, money_str
 from store.common.pagination import MetaSerializer
@@ -19,11 +19,6 @@ from store.coupons.models import Coupon, DiscountType
 from store.coupons.selectors import ORDERBY
 
 # --- Input ---------------------------------------------------------------------------------------
-
-
-class CouponCodeSerializer(serializers.Serializer):
-    code = StrictCharField(max_length=100, help_text="The coupon code (any case).")
-    cart_id = CartHintField()
 
 
 def _optional_money(help_text: str):
@@ -124,26 +119,3 @@ class CouponSerializer(serializers.Serializer):
 class CouponPageSerializer(serializers.Serializer):
     data = CouponSerializer(many=True)
     meta = MetaSerializer()
-
-
-class AppliedCouponsSerializer(serializers.Serializer):
-    coupons = CartCouponSerializer(many=True)
-
-
-class ValidationErrorSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="e.g. coupon_expired, coupon_minimum_spend")
-    message = serializers.CharField()
-
-
-class CouponValidationSerializer(serializers.Serializer):
-    valid = serializers.BooleanField()
-    code = serializers.CharField(help_text="The code as stored (as sent when unknown).")
-    discount = serializers.CharField(
-        allow_null=True, help_text="What it would take off this cart, without tax."
-    )
-    discount_tax = serializers.CharField(allow_null=True)
-    free_shipping = serializers.BooleanField()
-    cart_checked = serializers.BooleanField(
-        help_text="False when the cart is empty: only the coupon itself was checked."
-    )
-    error = ValidationErrorSerializer(allow_null=True)

@@ -60,6 +60,31 @@ class MediaListView(MediaBase):
             {"data": [s.MediaSerializer(image).data for image in page.items], "meta": page.meta()}
         )
 
+    _upload = None
+
+    def upload_data(self, request):
+        """The multipart body, read once with the size cap in place (413 past it): the cap
+        must be installed before anything reads the body, the Idempotency-Key check too."""
+        if self._upload is None:
+            limit = services.max_upload_bytes()
+            try:
+                declared = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                declared = 0
+            if declared > limit + _MULTIPART_OVERHEAD:
+                raise services.too_large(declared)
+            handler = SizeCapUploadHandler(limit, request._request)
+            request._request.upload_handlers.insert(0, handler)
+            data = request.data
+            if handler.exceeded:
+                raise services.too_large()
+            self._upload = data
+        return self._upload
+
+    def idempotency_fingerprint(self, request) -> str:
+        self.upload_data(request)
+        return super().idempotency_fingerprint(request)
+
     @store_schema(
         summary="Upload an image",
         request={"multipart/form-data": s.MediaUploadSerializer},
@@ -72,18 +97,7 @@ class MediaListView(MediaBase):
         "format (JPEG, or PNG with transparency), WebP and AVIF.",
     )
     def post(self, request):
-        limit = services.max_upload_bytes()
-        try:
-            declared = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            declared = 0
-        if declared > limit + _MULTIPART_OVERHEAD:
-            raise services.too_large(declared)
-        handler = SizeCapUploadHandler(limit, request._request)
-        request._request.upload_handlers.insert(0, handler)
-        data = request.data
-        if handler.exceeded:
-            raise services.too_large()
+        data = self.upload_data(request)
         fields = validate_body(
             s.MediaUploadSerializer,
             {key: data.get(key) for key in ("file", "alt", "title") if key in data},

@@ -15,6 +15,7 @@ from store.coupons.models import Coupon, CouponUse
 from store.inventory.models import StockMovement
 from store.orders import services as order_services
 from store.orders.models import Order
+from store.settings import services as settings_services
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import CHECKOUT, DECLINED, complete, start, started
 from tests.store.conftest import API, error
@@ -128,7 +129,7 @@ def test_an_order_paid_by_the_deadline_is_not_cancelled(anon, shop, with_coupon)
     assert response.json()["status"] == "on_hold"
     order = Order.objects.get()
     order_services.payment_create(order_id=order.pk, fields={"amount": order.total})
-    with later(days=3, minutes=1):
+    with later(hours=24, minutes=1):
         assert tasks.cancel_unpaid_orders() == 0
     order.refresh_from_db()
     assert (order.status, order.payment_status) == ("on_hold", "paid")
@@ -136,15 +137,31 @@ def test_an_order_paid_by_the_deadline_is_not_cancelled(anon, shop, with_coupon)
     assert use_status() == ["confirmed"]
 
 
-def test_a_bank_transfer_left_unpaid_for_its_days_is_cancelled(
+def test_a_bank_transfer_left_unpaid_for_24_hours_is_cancelled(
     anon, shop, with_coupon, django_capture_on_commit_callbacks
 ):
+    """Issue 10 (stock hoarding): an unpaid bank-transfer order holds its stock 24 hours by
+    default (payments.bank_transfer_hold_hours), then the beat cancels it and gives it back."""
     complete(anon, with_coupon["id"], payment_method="bank_transfer", payment_data=None)
-    with later(days=2, hours=23):
+    assert shop.stock() == 3
+    with later(hours=23, minutes=59):
         assert tasks.cancel_unpaid_orders() == 0
-    with later(days=3, minutes=1), django_capture_on_commit_callbacks(execute=True):
+    with later(hours=24, minutes=1), django_capture_on_commit_callbacks(execute=True):
         assert tasks.cancel_unpaid_orders() == 1
     assert Order.objects.get().status == "cancelled"
+    assert shop.stock() == 5
+    assert use_status() == ["released"]
+
+
+def test_the_bank_transfer_hold_is_a_setting(
+    anon, shop, with_coupon, django_capture_on_commit_callbacks
+):
+    settings_services.settings_update(section="payments", values={"bank_transfer_hold_hours": 2})
+    complete(anon, with_coupon["id"], payment_method="bank_transfer", payment_data=None)
+    with later(hours=1, minutes=59):
+        assert tasks.cancel_unpaid_orders() == 0
+    with later(hours=2, minutes=1), django_capture_on_commit_callbacks(execute=True):
+        assert tasks.cancel_unpaid_orders() == 1
     assert shop.stock() == 5
 
 

@@ -27,6 +27,9 @@ def test_the_settings_of_the_checkout(anon):
         },
         "hold_minutes": 10,
         "unpaid_order_hold_minutes": 60,
+        "bank_transfer_hold_hours": 24,
+        "max_quantity": 100,
+        "guest_order_max_units": 100,
         "terms_url": "",
         "currency": "EUR",
         "prices_include_tax": False,
@@ -74,7 +77,7 @@ def test_the_payment_methods_of_the_cart(anon, shop):
     }
     assert methods["bank_transfer"]["type"] == "offline"
     assert methods["bank_transfer"]["instructions"] == (
-        "Reference: your order number\nUnpaid orders are cancelled after 3 days."
+        "Reference: your order number\nUnpaid orders are cancelled after 1 day."
     )
     assert methods["cash_on_delivery"]["test_cards"] == []
 

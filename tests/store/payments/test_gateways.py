@@ -1,6 +1,7 @@
 """The payment methods: the sandbox card provider (test cards, idempotency, refunds), the
 card data checks, the offline methods' instructions, and which methods are offered."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -165,16 +166,16 @@ def test_bank_transfer_instructions_name_the_account_and_the_reference():
         values={
             "bank_transfer_account_name": "Shop Ltd",
             "bank_transfer_iban": "GR00 1111",
-            "bank_transfer_hold_days": 1,
+            "bank_transfer_hold_hours": 72,
         },
     )
     config = store_settings.get_all()
     text = GATEWAYS["bank_transfer"].instructions(config, order_number="EC-000007")
     assert text == (
         "Account holder: Shop Ltd\nIBAN: GR00 1111\nReference: EC-000007\n"
-        "Unpaid orders are cancelled after 1 day."
+        "Unpaid orders are cancelled after 3 days."
     )
-    settings_services.settings_update(section="payments", values={"bank_transfer_hold_days": 0})
+    settings_services.settings_update(section="payments", values={"bank_transfer_hold_hours": 36})
     config = store_settings.get_all()
-    assert GATEWAYS["bank_transfer"].unpaid_hold(config) is None
-    assert "cancelled" not in GATEWAYS["bank_transfer"].instructions(config)
+    assert GATEWAYS["bank_transfer"].unpaid_hold(config) == timedelta(hours=36)
+    assert GATEWAYS["bank_transfer"].instructions(config).endswith("cancelled after 36 hours.")

@@ -1,4 +1,5 @@
-"""The cart routes (spec: Cart): public, bound to the cart session.
+"""The cart routes (spec: Cart): public, bound to the cart session. Every write is rate
+limited per client address or account (scope `cart_write`, THROTTLE_RATE_CART_WRITE).
 
 The cart is found by the `ec_cart_id` cookie, else by a `cart_id` hint (JSON body, query or
 `X-Cart-ID`; the cookie wins, a conflicting hint is only logged), or by the logged-in customer
@@ -11,6 +12,8 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
+from common import idempotency
+from store.cart.api import serializers as s
 from store.cart.services import items as item_services
 from store.cart.services import shipping as shipping_services
 from store.cart.services.pricing import cart_state
@@ -20,8 +23,6 @@ from store.common.params import validate_body
 from store.common.permissions import PUBLIC
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
-
-from . import serializers as s
 
 TAG = "Cart"
 SESSION_PARAMETERS = [
@@ -52,10 +53,24 @@ SESSION_TEXT = (
 
 
 class CartSessionView(StoreAPIView):
-    """Public routes bound to the cart session."""
+    """Public routes bound to the cart session.
+
+    A replayed answer (Idempotency-Key) sets the cart cookie again: a guest whose first write
+    made the cart, and who retries because the answer was lost, has no cookie yet.
+    """
 
     access = {"*": PUBLIC}
     openapi_tag = TAG
+    idempotency_kept_headers = (*StoreAPIView.idempotency_kept_headers, CART_HEADER)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        token = (
+            response.get(CART_HEADER) if response.has_header(idempotency.REPLAYED_HEADER) else None
+        )
+        if token and request.COOKIES.get(CART_COOKIE) != token:
+            set_cart_cookie(response, token, request=request)
+        return response
 
     def session(self, request) -> dict:
         return {"token": cart_token(request).value, "user": request.user}
@@ -91,6 +106,8 @@ class CartView(CartSessionView):
 
 
 class CartItemsView(CartSessionView):
+    throttle_scopes = {"POST": "cart_write"}
+
     @store_schema(
         summary="Add an item to the cart",
         request=s.CartItemAddSerializer,
@@ -124,6 +141,8 @@ ITEM_ERRORS = {404: "No line with this token in the cart (`cart_item_not_found`)
 
 
 class CartItemView(CartSessionView):
+    throttle_scopes = {"*": "cart_write"}
+
     def _update(self, request, item_id):
         body = validate_body(s.CartItemUpdateSerializer, request.data)
         cart = item_services.cart_item_update(
@@ -165,6 +184,8 @@ class CartItemView(CartSessionView):
 
 
 class CartClearView(CartSessionView):
+    throttle_scopes = {"POST": "cart_write"}
+
     @store_schema(
         summary="Empty the cart",
         request=None,
@@ -192,6 +213,8 @@ class CartSummaryView(CartSessionView):
 
 
 class CartShippingAddressView(CartSessionView):
+    throttle_scopes = {"POST": "cart_write"}
+
     @store_schema(
         summary="Set the shipping address",
         request=s.ShippingAddressSerializer,
@@ -229,6 +252,8 @@ class CartShippingMethodsView(CartSessionView):
 
 
 class CartShippingMethodView(CartSessionView):
+    throttle_scopes = {"POST": "cart_write"}
+
     @store_schema(
         summary="Choose the shipping method",
         request=s.ShippingMethodSelectSerializer,
