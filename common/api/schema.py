@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
@@ -32,7 +33,8 @@ class DetailSerializer(serializers.Serializer):
 
 
 _ERROR_TEXT = {
-    400: "Malformed request body or a broken business rule.",
+    400: "Malformed request (body, or a query parameter holding a NUL character) or a broken "
+    "business rule.",
     401: "Missing, invalid or expired credentials.",
     403: "The account's role may not do this.",
     404: "No such resource (or not one of the caller's).",
@@ -58,6 +60,57 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
         status: OpenApiResponse(ErrorSerializer, description=_ERROR_TEXT[status])
         for status in sorted(set(statuses))
     }
+
+
+class ImplicitErrorsMixin:
+    """Documents the errors an operation can answer whatever its view says (an AutoSchema mix-in).
+
+    Any request can carry a malformed query string (400); a path with parameters can name
+    nothing (404: an unknown id, or one no route accepts); a body can be too large (413) or of
+    an unsupported type (415). A namespace adds its own (`implicit_error_statuses`).
+    """
+
+    error_serializer: type[serializers.Serializer]
+    error_text: dict[int, str]
+
+    def has_request_body(self) -> bool:
+        return self.method in ("POST", "PUT", "PATCH") and bool(self.get_request_serializer())
+
+    def implicit_error_statuses(self) -> set[int]:
+        statuses = {400}
+        if "{" in self.path:
+            statuses.add(404)
+        if self.has_request_body():
+            statuses |= {413, 415}
+        return statuses
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        for status in sorted(self.implicit_error_statuses()):
+            if str(status) not in responses:
+                responses[str(status)] = self._get_response_for_code(
+                    OpenApiResponse(self.error_serializer, description=self.error_text[status]),
+                    str(status),
+                )
+        return dict(sorted(responses.items()))
+
+
+class PortalAutoSchema(ImplicitErrorsMixin, AutoSchema):
+    """The portal's schema class: a body can also be invalid (422); a POST that takes an
+    Idempotency-Key can meet its key in use (409) or reused for another request (422)."""
+
+    error_serializer = ErrorSerializer
+    error_text = _ERROR_TEXT
+
+    def implicit_error_statuses(self) -> set[int]:
+        statuses = super().implicit_error_statuses()
+        if self.has_request_body():
+            statuses.add(422)
+        if any(p.get("name") == IDEMPOTENCY_KEY_PARAMETER.name for p in self._get_parameters()):
+            statuses |= {409, 422}
+        return statuses
 
 
 def portal_schema(

@@ -8,7 +8,7 @@ which gives it, in one place:
   token everywhere else;
 - JSON in, JSON out, 415 for a body without a supported Content-Type;
 - Idempotency-Key handling for POST (common.idempotency);
-- errors in the portal style (common.api.errors).
+- errors in the portal style (common.api.errors), each documented (PortalAutoSchema).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from rest_framework import exceptions, generics, viewsets
 from rest_framework.views import APIView
 
 from common import idempotency
+from common.api.schema import PortalAutoSchema
 from common.api.throttling import ScopedRateThrottle, caller_identity
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -43,6 +44,7 @@ class PortalViewMixin:
     api_key_methods: frozenset[str] = frozenset()
     api_key_actions: frozenset[str] = frozenset()
     throttle_classes = [ScopedRateThrottle]
+    schema = PortalAutoSchema()
     _idempotency: tuple | None = None
 
     def accepts_api_key(self, request) -> bool:

@@ -12,11 +12,11 @@ StoreAPIView gives a view, in one place:
 from __future__ import annotations
 
 from django.conf import settings
-from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from common.api.negotiation import JSONOnlyContentNegotiation
+from common.api.parsers import JSONParser, MultiPartParser
 from common.api.views import require_content_type
 from store.common.authentication import STORE_AUTHENTICATION
 from store.common.permissions import StoreAccess

@@ -9,7 +9,7 @@ urlpatterns = [
     path("coupons/validate", views.CouponValidateView.as_view(), name="store-coupons-validate"),
     path("admin/coupons", views.AdminCouponListView.as_view(), name="store-admin-coupons"),
     path(
-        "admin/coupons/<int:coupon_id>",
+        "admin/coupons/<id:coupon_id>",
         views.AdminCouponDetailView.as_view(),
         name="store-admin-coupon",
     ),

@@ -24,8 +24,8 @@ STRICT_LIMITS = {
     "rest/ec/v1/coupons/apply": "coupon_validate",
     "rest/ec/v1/coupons/validate": "coupon_validate",
     # Issue 7 (checkout): completing, order-received lookups, the checkout's account routes.
-    "rest/ec/v1/checkout/<int:checkout_id>/complete": "checkout_complete",
-    "rest/ec/v1/order-received/<int:order_id>": "order_received",
+    "rest/ec/v1/checkout/<id:checkout_id>/complete": "checkout_complete",
+    "rest/ec/v1/order-received/<id:order_id>": "order_received",
     "rest/ec/v1/checkout/check-email": "checkout_check_email",
     "rest/ec/v1/checkout/login": "checkout_login",
     "rest/ec/v1/checkout/create-account": "checkout_create_account",
