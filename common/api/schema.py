@@ -7,6 +7,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
+from common.api.fields import BIGINT_MAX
+
 
 def only_portal_paths(endpoints):
     """The /api/v1 description covers the portal and the public licence API, not itself."""
@@ -62,12 +64,15 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     }
 
 
-class ImplicitErrorsMixin:
-    """Documents the errors an operation can answer whatever its view says (an AutoSchema mix-in).
+class ApiSchemaMixin:
+    """What every operation of an API namespace shares, whatever its view says (an AutoSchema
+    mix-in): the errors it can answer, and the range of its path ids.
 
     Any request can carry a malformed query string (400); a path with parameters can name
     nothing (404: an unknown id, or one no route accepts); a body can be too large (413) or of
-    an unsupported type (415). A namespace adds its own (`implicit_error_statuses`).
+    an unsupported type (415). A namespace adds its own (`implicit_error_statuses`). Integer
+    path parameters are `<id:...>` ids (common.api.fields.IdPathConverter): 1 to the bigint
+    maximum, also where a view declares the parameter itself.
     """
 
     error_serializer: type[serializers.Serializer]
@@ -84,6 +89,15 @@ class ImplicitErrorsMixin:
             statuses |= {413, 415}
         return statuses
 
+    def _get_parameters(self):
+        parameters = super()._get_parameters()
+        for parameter in parameters:
+            schema = parameter.get("schema", {})
+            if parameter.get("in") == "path" and schema.get("type") == "integer":
+                schema.setdefault("minimum", 1)
+                schema.setdefault("maximum", BIGINT_MAX)
+        return parameters
+
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
         if direction != "response":
@@ -97,7 +111,7 @@ class ImplicitErrorsMixin:
         return dict(sorted(responses.items()))
 
 
-class PortalAutoSchema(ImplicitErrorsMixin, AutoSchema):
+class PortalAutoSchema(ApiSchemaMixin, AutoSchema):
     """The portal's schema class: a body can also be invalid (422); a POST that takes an
     Idempotency-Key can meet its key in use (409) or reused for another request (422)."""
 

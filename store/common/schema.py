@@ -19,7 +19,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from common.api.fields import IntegerField, RowListSerializer
-from common.api.schema import ImplicitErrorsMixin
+from common.api.schema import ApiSchemaMixin
 from store.common.permissions import PUBLIC, required_access
 
 
@@ -79,7 +79,7 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-class StoreAutoSchema(ImplicitErrorsMixin, AutoSchema):
+class StoreAutoSchema(ApiSchemaMixin, AutoSchema):
     error_serializer = StoreErrorSerializer
     error_text = _ERROR_TEXT
 

@@ -48,7 +48,15 @@ class IdListField(serializers.ListField):
         super().__init__(**kwargs)
 
 
-@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}], "nullable": True})
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "integer", "minimum": 1, "maximum": BIGINT_MAX},
+            {"type": "string"},
+        ],
+        "nullable": True,
+    }
+)
 class BrandRefField(serializers.Field):
     """A brand's id, or its slug; null for none."""
 
