@@ -220,15 +220,11 @@ class TierInputSerializer(serializers.Serializer):
 
 
 class IdsInputSerializer(serializers.Serializer):
-    ids = serializers.ListField(
-        child=IntegerField(min_value=1), max_length=MAX_BULK_IDS, allow_empty=True
-    )
+    ids = serializers.ListField(child=IdField(), max_length=MAX_BULK_IDS, allow_empty=True)
 
 
 class RenewInputSerializer(serializers.Serializer):
-    license_ids = serializers.ListField(
-        child=IntegerField(min_value=1), min_length=1, max_length=MAX_BULK_IDS
-    )
+    license_ids = serializers.ListField(child=IdField(), min_length=1, max_length=MAX_BULK_IDS)
 
 
 class RenewConfirmInputSerializer(serializers.Serializer):
