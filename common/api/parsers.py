@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 
 from django.conf import settings
 from rest_framework import parsers
@@ -20,8 +21,12 @@ from rest_framework.exceptions import ParseError
 #: The deepest nesting of arrays and objects a body may have (the API's bodies need 4).
 MAX_JSON_DEPTH = 64
 
-# A JSON string (skipped whole), or a bracket that opens or closes a level.
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# A JSON string (its brackets are text, not nesting).
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+# An escape that decodes to NUL or to a surrogate: only then are the decoded strings walked.
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 # Characters that cannot be stored: NUL, and surrogates (json decodes a valid pair into one
 # character, so a surrogate left in a decoded string is unpaired).
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -42,15 +47,17 @@ def unstorable_text_problem(text: str) -> str | None:
 
 
 def _check_depth(text: str, max_depth: int) -> None:
-    depth = 0
-    for token in _TOKENS.finditer(text):
-        char = token.group()[0]
-        if char in "[{":
-            depth += 1
-            if depth > max_depth:
-                raise UnusableInput(f"The JSON is nested more than {max_depth} levels deep.")
-        elif char in "]}":
-            depth -= 1
+    """Refuse nesting deeper than `max_depth` before parsing (so without recursing).
+
+    Strings are dropped (their brackets are text), then everything but brackets; the deepest
+    level is the highest running sum of +1 per opening and -1 per closing bracket (computed
+    in C: `accumulate` over `map`).
+    """
+    if text.count("[") + text.count("{") <= max_depth:
+        return
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    if max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > max_depth:
+        raise UnusableInput(f"The JSON is nested more than {max_depth} levels deep.")
 
 
 def _location(path: tuple) -> str:
@@ -99,7 +106,8 @@ def loads(data: str | bytes, *, max_depth: int = MAX_JSON_DEPTH):
         raise
     except ValueError as exc:
         raise UnusableInput(str(exc)) from None
-    _check_strings(value)
+    if _SUSPECT_ESCAPE.search(data) or UNSTORABLE.search(data):
+        _check_strings(value)
     return value
 
 

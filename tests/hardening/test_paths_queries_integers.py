@@ -260,3 +260,29 @@ def test_terms_are_untouched_by_refusals(manager_client):
     )
     store_error(response, 400, "invalid_param")
     assert not product.attribute_terms.exists()
+
+
+def test_the_shared_integer_field_takes_its_columns_range_and_only_narrows_it():
+    from common.api.fields import IdField, IntegerField, StrictIntegerField
+
+    field = IntegerField()
+    assert (field.min_value, field.max_value) == (-(2**31), INT_MAX)
+    small = IntegerField(column="PositiveSmallIntegerField", min_value=-5, max_value=10**9)
+    assert (small.min_value, small.max_value) == (0, 32767)
+    assert (IdField().min_value, IdField().max_value) == (1, BIGINT_MAX)
+    assert IdField(min_value=0).min_value == 0
+    for bad in (True, 1.5, "x", INT_MAX + 1):
+        assert not _valid(IntegerField(), bad), bad
+    assert _valid(IntegerField(), "12")
+    assert _valid(IntegerField(), 12.0)
+    assert not _valid(StrictIntegerField(), "12")
+
+
+def _valid(field, value) -> bool:
+    from rest_framework import serializers
+
+    try:
+        field.run_validation(value)
+    except serializers.ValidationError:
+        return False
+    return True
