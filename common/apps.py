@@ -6,6 +6,12 @@ class CommonConfig(AppConfig):
     verbose_name = "Infrastructure"
 
     def ready(self) -> None:
+        from django.urls import register_converter
+
         # Registers the OpenAPI authentication extensions and the deploy checks.
         from common import checks  # noqa: F401
         from common.api import schema  # noqa: F401
+        from common.api.fields import IdPathConverter
+
+        # `<id:name>`: every id in an API path (a huge id matches no route: a JSON 404).
+        register_converter(IdPathConverter, "id")

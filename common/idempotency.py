@@ -29,6 +29,7 @@ from django.http.request import RawPostDataException
 from django.utils import timezone
 
 from common.errors import Conflict, ServiceError
+from common.jsonload import loads
 from common.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
@@ -56,10 +57,14 @@ def _fernet(key: str) -> Fernet:
 
 
 def fingerprint(method: str, path: str, body: bytes) -> str:
-    """Same request, same fingerprint: JSON bodies are compared by content, not formatting."""
+    """Same request, same fingerprint: JSON bodies are compared by content, not formatting.
+
+    A body the JSON loader refuses (not JSON, too deep, unstorable text) is compared byte for
+    byte; the view refuses it anyway.
+    """
     try:
-        canonical = json.dumps(json.loads(body or b"null"), sort_keys=True, separators=(",", ":"))
-    except (ValueError, UnicodeDecodeError):
+        canonical = json.dumps(loads(body or b"null"), sort_keys=True, separators=(",", ":"))
+    except ValueError:
         canonical = body.hex()
     return _hash(f"{method}\n{path}\n{canonical}")
 

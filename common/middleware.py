@@ -1,6 +1,7 @@
 import logging
 
 from common.api.errors import ApiError, style_for_path
+from common.jsonload import unstorable_text_problem
 
 logger = logging.getLogger("django.request")
 
@@ -25,3 +26,47 @@ class ApiErrorMiddleware:
         return style.json_response(
             ApiError(500, "server_error", "An unexpected error occurred. It has been logged.")
         )
+
+
+class UnstorableInputMiddleware:
+    """Under an API prefix, refuses a path or query string holding text no database can store.
+
+    A NUL character (`%00`: PostgreSQL refuses it in text) or an unpaired surrogate would
+    otherwise reach a lookup and crash it. A path segment answers 404 in the namespace's style
+    (nothing can be named so); a query parameter answers 400 naming the parameter. Request
+    bodies are checked by the JSON and multipart parsers (common.api.parsers).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        style = style_for_path(request.path)
+        if style is not None:
+            refusal = self.refusal(request)
+            if refusal is not None:
+                return style.json_response(refusal)
+        return self.get_response(request)
+
+    @staticmethod
+    def refusal(request) -> ApiError | None:
+        problem = unstorable_text_problem(request.path)
+        if problem:
+            return ApiError(404, "not_found", f"No resource: the path {problem}.")
+        errors: dict[str, list[str]] = {}
+        for name, values in request.GET.lists():
+            for text in (name, *values):
+                problem = unstorable_text_problem(text)
+                if problem:
+                    errors[_printable(name)] = [f"The parameter {problem}."]
+                    break
+        if not errors:
+            return None
+        names = ", ".join(errors)
+        return ApiError(
+            400, "invalid_param", f"Invalid query parameter(s): {names}.", errors=errors
+        )
+
+
+def _printable(name: str) -> str:
+    return name if unstorable_text_problem(name) is None else repr(name)[1:-1]

@@ -9,7 +9,8 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.views import defaults
+from django.views import csrf, defaults
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -20,8 +21,13 @@ from common.api.errors import ApiError, PortalErrorStyle, style_for_path
 logger = logging.getLogger(__name__)
 
 
+@csrf_exempt
 def api_not_found(request, *args, **kwargs):
-    """The last route of every API prefix: a JSON 404 in that namespace's style."""
+    """The last route of every API prefix: a JSON 404 in that namespace's style.
+
+    Exempt from the CSRF check (like every API view): an unsafe method to an unknown route
+    is a 404, not Django's HTML "CSRF verification failed" page.
+    """
     style = style_for_path(request.path) or PortalErrorStyle()
     return style.json_response(
         ApiError(404, "no_route", f"No route matches {request.method} {request.path}.")
@@ -46,6 +52,16 @@ def handler404(request, exception=None):
     if style_for_path(request.path) is None:
         return defaults.page_not_found(request, exception)
     return api_not_found(request)
+
+
+def csrf_failure(request, reason=""):
+    """CSRF_FAILURE_VIEW: JSON 403 under an API prefix, Django's page elsewhere."""
+    style = style_for_path(request.path)
+    if style is None:
+        return csrf.csrf_failure(request, reason)
+    return style.json_response(
+        ApiError(403, "csrf_failed", f"CSRF verification failed: {reason or 'refused'}.")
+    )
 
 
 def handler500(request):

@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "common.middleware.ApiErrorMiddleware",
+    "common.middleware.UnstorableInputMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -87,6 +88,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# A refused CSRF check under an API prefix answers JSON in that namespace's style.
+CSRF_FAILURE_VIEW = "common.views.csrf_failure"
 WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
@@ -250,7 +253,7 @@ REST_FRAMEWORK = {
         "accounts.authentication.ApiKeyAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["common.api.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.api.negotiation.JSONOnlyContentNegotiation",
     "EXCEPTION_HANDLER": "common.api.errors.exception_handler",
@@ -272,6 +275,8 @@ IDEMPOTENCY_KEY_TTL = timedelta(hours=24)
 # An in-progress request older than this is taken to have died; its key may be reused.
 IDEMPOTENCY_LOCK_TIMEOUT = timedelta(minutes=5)
 
+# `<id:...>` path ids (common.api.fields.IdPathConverter): a bigint from 1.
+ID_PATH_CONVERTER_OVERRIDES = {"id": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Emporion License Portal API",
     "DESCRIPTION": (
@@ -290,6 +295,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "PATH_CONVERTER_OVERRIDES": ID_PATH_CONVERTER_OVERRIDES,
 }
 
 # --- Licensing --------------------------------------------------------------------------------
@@ -378,6 +384,7 @@ STORE_SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": rf"/{REST_ROOT}/ec/v1",
     "SCHEMA_PATH_PREFIX_TRIM": True,
     "SERVERS": [{"url": f"/{REST_ROOT}/ec/v1"}],
+    "PATH_CONVERTER_OVERRIDES": ID_PATH_CONVERTER_OVERRIDES,
     "PREPROCESSING_HOOKS": ["store.common.schema.only_store_paths"],
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {

@@ -30,7 +30,7 @@ urlpatterns = [
     path("healthz", HealthView.as_view(), name="healthz"),
     # The pages e-mails link to: verify the address, set a new password, the order received.
     path("", include("accounts.urls")),
-    path("order-received/<int:order_id>", OrderReceivedPage.as_view(), name="order-received-page"),
+    path("order-received/<id:order_id>", OrderReceivedPage.as_view(), name="order-received-page"),
     # The sandbox payment provider's checkout page (licence renewals).
     path("pay/sandbox/<str:token>", SandboxCheckoutView.as_view(), name="sandbox-checkout"),
     path("api/v1/", include(api_v1)),

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from accounts.models import AccountType, ApiKey, User
+from common.api.fields import IntegerField
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -27,7 +28,7 @@ class TokenPairSerializer(serializers.Serializer):
     access_token = serializers.CharField(help_text="Bearer token, valid 30 minutes.")
     refresh_token = serializers.CharField(help_text="Single use: each refresh rotates it.")
     token_type = serializers.CharField(default="Bearer")
-    expires_in = serializers.IntegerField(help_text="Seconds until the access token expires.")
+    expires_in = IntegerField(help_text="Seconds until the access token expires.")
 
 
 class LoginOutputSerializer(TokenPairSerializer):

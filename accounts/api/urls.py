@@ -23,5 +23,5 @@ urlpatterns = [
         "auth/reset-password", views.ResetPasswordView.as_view(), name="portal-auth-reset-password"
     ),
     path("api-keys", views.ApiKeyListView.as_view(), name="portal-api-keys"),
-    path("api-keys/<int:key_id>", views.ApiKeyDetailView.as_view(), name="portal-api-key"),
+    path("api-keys/<id:key_id>", views.ApiKeyDetailView.as_view(), name="portal-api-key"),
 ]

@@ -1,12 +1,14 @@
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
+
 
 class ClientSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     email = serializers.EmailField()
     name = serializers.CharField()
     company = serializers.CharField(allow_null=True)
-    license_count = serializers.IntegerField(help_text="Licences assigned to the client.")
+    license_count = IntegerField(help_text="Licences assigned to the client.")
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

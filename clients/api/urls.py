@@ -6,9 +6,9 @@ from clients.api import views
 
 urlpatterns = [
     path("clients", views.ClientListView.as_view(), name="portal-clients"),
-    path("clients/<int:client_id>", views.ClientDetailView.as_view(), name="portal-client"),
+    path("clients/<id:client_id>", views.ClientDetailView.as_view(), name="portal-client"),
     path(
-        "clients/<int:client_id>/licenses",
+        "clients/<id:client_id>/licenses",
         views.ClientLicensesView.as_view(),
         name="portal-client-licenses",
     ),

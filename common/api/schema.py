@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+
+from common.api.fields import BIGINT_MAX
 
 
 def only_portal_paths(endpoints):
@@ -32,7 +35,8 @@ class DetailSerializer(serializers.Serializer):
 
 
 _ERROR_TEXT = {
-    400: "Malformed request body or a broken business rule.",
+    400: "Malformed request (body, or a query parameter holding a NUL character) or a broken "
+    "business rule.",
     401: "Missing, invalid or expired credentials.",
     403: "The account's role may not do this.",
     404: "No such resource (or not one of the caller's).",
@@ -58,6 +62,69 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
         status: OpenApiResponse(ErrorSerializer, description=_ERROR_TEXT[status])
         for status in sorted(set(statuses))
     }
+
+
+class ApiSchemaMixin:
+    """What every operation of an API namespace shares, whatever its view says (an AutoSchema
+    mix-in): the errors it can answer, and the range of its path ids.
+
+    Any request can carry a malformed query string (400); a path with parameters can name
+    nothing (404: an unknown id, or one no route accepts); a body can be too large (413) or of
+    an unsupported type (415). A namespace adds its own (`implicit_error_statuses`). Integer
+    path parameters are `<id:...>` ids (common.api.fields.IdPathConverter): 1 to the bigint
+    maximum, also where a view declares the parameter itself.
+    """
+
+    error_serializer: type[serializers.Serializer]
+    error_text: dict[int, str]
+
+    def has_request_body(self) -> bool:
+        return self.method in ("POST", "PUT", "PATCH") and bool(self.get_request_serializer())
+
+    def implicit_error_statuses(self) -> set[int]:
+        statuses = {400}
+        if "{" in self.path:
+            statuses.add(404)
+        if self.has_request_body():
+            statuses |= {413, 415}
+        return statuses
+
+    def _get_parameters(self):
+        parameters = super()._get_parameters()
+        for parameter in parameters:
+            schema = parameter.get("schema", {})
+            if parameter.get("in") == "path" and schema.get("type") == "integer":
+                schema.setdefault("minimum", 1)
+                schema.setdefault("maximum", BIGINT_MAX)
+        return parameters
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        for status in sorted(self.implicit_error_statuses()):
+            if str(status) not in responses:
+                responses[str(status)] = self._get_response_for_code(
+                    OpenApiResponse(self.error_serializer, description=self.error_text[status]),
+                    str(status),
+                )
+        return dict(sorted(responses.items()))
+
+
+class PortalAutoSchema(ApiSchemaMixin, AutoSchema):
+    """The portal's schema class: a body can also be invalid (422); a POST that takes an
+    Idempotency-Key can meet its key in use (409) or reused for another request (422)."""
+
+    error_serializer = ErrorSerializer
+    error_text = _ERROR_TEXT
+
+    def implicit_error_statuses(self) -> set[int]:
+        statuses = super().implicit_error_statuses()
+        if self.has_request_body():
+            statuses.add(422)
+        if any(p.get("name") == IDEMPOTENCY_KEY_PARAMETER.name for p in self._get_parameters()):
+            statuses |= {409, 422}
+        return statuses
 
 
 def portal_schema(

@@ -8,7 +8,7 @@ which gives it, in one place:
   token everywhere else;
 - JSON in, JSON out, 415 for a body without a supported Content-Type;
 - Idempotency-Key handling for POST (IdempotencyMixin, shared with the store's base view);
-- errors in the portal style (common.api.errors).
+- errors in the portal style (common.api.errors), each documented (PortalAutoSchema).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from rest_framework import exceptions, generics, viewsets
 from rest_framework.views import APIView
 
 from common import idempotency
+from common.api.schema import PortalAutoSchema
 from common.api.throttling import ScopedRateThrottle, caller_identity
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -106,6 +107,7 @@ class PortalViewMixin(IdempotencyMixin):
     api_key_methods: frozenset[str] = frozenset()
     api_key_actions: frozenset[str] = frozenset()
     throttle_classes = [ScopedRateThrottle]
+    schema = PortalAutoSchema()
 
     def accepts_api_key(self, request) -> bool:
         action = getattr(self, "action", None)

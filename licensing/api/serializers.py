@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from licensing.models import LicenseSource, LicenseStatus, Tier
 from licensing.services.licenses import MAX_BULK_CREATE
 from licensing.services.rules import MAX_BULK_IDS
@@ -12,7 +13,7 @@ from licensing.services.rules import MAX_BULK_IDS
 
 
 class ProductRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
 
@@ -35,7 +36,7 @@ class EffectiveStatusField(serializers.ChoiceField):
 class ClientLicenseSerializer(serializers.Serializer):
     """A licence in the client-licences answer: without source, customer_id, created_at."""
 
-    id = serializers.IntegerField()
+    id = IdField()
     license_key = serializers.CharField(help_text="EMP- then five groups of four letters.")
     product = ProductRefSerializer()
     tier = serializers.ChoiceField(choices=Tier.choices)
@@ -46,9 +47,7 @@ class ClientLicenseSerializer(serializers.Serializer):
 
 class LicenseSerializer(ClientLicenseSerializer):
     source = serializers.ChoiceField(choices=LicenseSource.choices)
-    customer_id = serializers.IntegerField(
-        allow_null=True, help_text="The sub-client the licence is assigned to."
-    )
+    customer_id = IdField(allow_null=True, help_text="The sub-client the licence is assigned to.")
     created_at = serializers.DateTimeField()
 
     class Meta:
@@ -71,7 +70,7 @@ class LicenseSerializer(ClientLicenseSerializer):
 
 
 class LicenseCreatedSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     license_key = serializers.CharField()
     tier = serializers.ChoiceField(choices=Tier.choices)
     status = serializers.ChoiceField(choices=LicenseStatus.choices)
@@ -79,9 +78,9 @@ class LicenseCreatedSerializer(serializers.Serializer):
 
 
 class BulkCreatedSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
+    count = IntegerField()
     license_keys = serializers.ListField(child=serializers.CharField())
-    pack_credits_remaining = serializers.IntegerField()
+    pack_credits_remaining = IntegerField()
 
 
 class SuccessSerializer(serializers.Serializer):
@@ -95,41 +94,41 @@ class TierChangeSerializer(SuccessSerializer):
 
 
 class RevokedCountSerializer(serializers.Serializer):
-    revoked = serializers.IntegerField(help_text="How many licences this call revoked.")
+    revoked = IntegerField(help_text="How many licences this call revoked.")
 
 
 class DeletedCountSerializer(serializers.Serializer):
-    deleted = serializers.IntegerField(help_text="How many licences this call deleted.")
+    deleted = IntegerField(help_text="How many licences this call deleted.")
 
 
 class UsageSerializer(serializers.Serializer):
-    total_licenses = serializers.IntegerField(help_text="Every licence but nfr ones.")
-    limit = serializers.IntegerField(help_text="-1: unlimited (resellers and agencies).")
-    remaining = serializers.IntegerField(help_text="-1 when unlimited.")
+    total_licenses = IntegerField(help_text="Every licence but nfr ones.")
+    limit = IntegerField(help_text="-1: unlimited (resellers and agencies).")
+    remaining = IntegerField(help_text="-1 when unlimited.")
 
 
 class PackSerializer(serializers.Serializer):
-    pack_id = serializers.IntegerField()
-    pack_size = serializers.IntegerField()
+    pack_id = IdField()
+    pack_size = IntegerField()
     bundle = serializers.CharField()
-    used = serializers.IntegerField()
-    remaining = serializers.IntegerField()
+    used = IntegerField()
+    remaining = IntegerField()
     status = serializers.CharField()
 
 
 class PackCreditsSerializer(serializers.Serializer):
-    total_credits = serializers.IntegerField()
+    total_credits = IntegerField()
     packs = PackSerializer(many=True)
 
 
 class TierPriceSerializer(serializers.Serializer):
     tier = serializers.ChoiceField(choices=Tier.choices)
     yearly_price = serializers.DecimalField(max_digits=10, decimal_places=2)
-    max_domains = serializers.IntegerField(help_text="Domains a licence may be active on.")
+    max_domains = IntegerField(help_text="Domains a licence may be active on.")
 
 
 class ProductSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     description = serializers.CharField()
@@ -142,7 +141,7 @@ class ProductSerializer(serializers.Serializer):
 
 
 class RenewalItemSerializer(serializers.Serializer):
-    license_id = serializers.IntegerField(allow_null=True)
+    license_id = IdField(allow_null=True)
     license_key = serializers.CharField()
     product_slug = serializers.CharField(source="product.slug")
     tier = serializers.ChoiceField(choices=Tier.choices)
@@ -167,7 +166,7 @@ class RenewalOrderSerializer(serializers.Serializer):
 
 
 class PriceSerializer(serializers.Serializer):
-    product_id = serializers.IntegerField()
+    product_id = IdField()
     product_slug = serializers.CharField()
     product_name = serializers.CharField()
     tier = serializers.ChoiceField(choices=Tier.choices)
@@ -175,20 +174,20 @@ class PriceSerializer(serializers.Serializer):
 
 
 class ExpiringLicenseSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     license_key = serializers.CharField()
     product = ProductRefSerializer()
     tier = serializers.ChoiceField(choices=Tier.choices)
     status = serializers.ChoiceField(choices=LicenseStatus.choices)
     expires_at = serializers.DateTimeField()
-    days_left = serializers.IntegerField(help_text="Negative once expired.")
+    days_left = IntegerField(help_text="Negative once expired.")
     renewal_price = serializers.DecimalField(max_digits=10, decimal_places=2)
 
 
 class RenewalInfoSerializer(serializers.Serializer):
     currency = serializers.CharField()
     renewal_period = serializers.CharField()
-    window_days = serializers.IntegerField()
+    window_days = IntegerField()
     prices = PriceSerializer(many=True)
     expiring_licenses = ExpiringLicenseSerializer(many=True)
 
@@ -203,18 +202,18 @@ class LicenseListQuerySerializer(serializers.Serializer):
 
 
 class LicenseCreateInputSerializer(serializers.Serializer):
-    product_id = serializers.IntegerField(min_value=1)
+    product_id = IdField(min_value=1)
     tier = serializers.ChoiceField(choices=Tier.choices, default=Tier.STARTER)
     expires_at = serializers.DateTimeField(
         required=False, allow_null=True, help_text="Default: one year from now."
     )
-    customer_id = serializers.IntegerField(
+    customer_id = IdField(
         required=False, allow_null=True, min_value=1, help_text="Reseller and agency only."
     )
 
 
 class BulkCreateInputSerializer(LicenseCreateInputSerializer):
-    count = serializers.IntegerField(min_value=1, max_value=MAX_BULK_CREATE)
+    count = IntegerField(min_value=1, max_value=MAX_BULK_CREATE)
 
 
 class TierInputSerializer(serializers.Serializer):
@@ -222,15 +221,11 @@ class TierInputSerializer(serializers.Serializer):
 
 
 class IdsInputSerializer(serializers.Serializer):
-    ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), max_length=MAX_BULK_IDS, allow_empty=True
-    )
+    ids = serializers.ListField(child=IdField(), max_length=MAX_BULK_IDS, allow_empty=True)
 
 
 class RenewInputSerializer(serializers.Serializer):
-    license_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), min_length=1, max_length=MAX_BULK_IDS
-    )
+    license_ids = serializers.ListField(child=IdField(), min_length=1, max_length=MAX_BULK_IDS)
 
 
 class RenewConfirmInputSerializer(serializers.Serializer):
@@ -268,9 +263,9 @@ class ActivateOutputSerializer(serializers.Serializer):
     domain = serializers.CharField(help_text="As normalised and stored.")
     development_host = serializers.BooleanField(help_text="Not counted against the limit.")
     activated_at = serializers.DateTimeField()
-    activations_used = serializers.IntegerField()
-    activations_limit = serializers.IntegerField()
-    activations_left = serializers.IntegerField()
+    activations_used = IntegerField()
+    activations_limit = IntegerField()
+    activations_left = IntegerField()
     license = PublicLicenseSerializer()
 
 
@@ -351,7 +346,7 @@ class UpdateInfoOutputSerializer(serializers.Serializer):
     product = ProductRefSerializer()
     latest_version = serializers.CharField(allow_null=True)
     released_at = serializers.DateTimeField(allow_null=True)
-    file_size = serializers.IntegerField(allow_null=True)
+    file_size = IntegerField(column="BigIntegerField", allow_null=True)
     sha256 = serializers.CharField(allow_null=True)
     changelog = serializers.CharField(allow_null=True)
     releases = ReleaseNoteSerializer(
@@ -374,7 +369,7 @@ class DownloadOutputSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField()
     filename = serializers.CharField()
     version = serializers.CharField()
-    file_size = serializers.IntegerField()
+    file_size = IntegerField(column="BigIntegerField")
     sha256 = serializers.CharField()
 
 
@@ -385,7 +380,7 @@ class ComponentSerializer(serializers.Serializer):
     version = serializers.CharField()
     min_tier = serializers.ChoiceField(choices=Tier.choices)
     available = serializers.BooleanField(help_text="The licence's tier includes it.")
-    file_size = serializers.IntegerField()
+    file_size = IntegerField(column="BigIntegerField")
     updated_at = serializers.DateTimeField()
 
 

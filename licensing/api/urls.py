@@ -26,14 +26,14 @@ urlpatterns = [
         name="portal-licenses-renew-confirm",
     ),
     path("licenses/renewal-info", views.RenewalInfoView.as_view(), name="portal-renewal-info"),
-    path("licenses/<int:license_id>", views.LicenseDetailView.as_view(), name="portal-license"),
+    path("licenses/<id:license_id>", views.LicenseDetailView.as_view(), name="portal-license"),
     path(
-        "licenses/<int:license_id>/permanent",
+        "licenses/<id:license_id>/permanent",
         views.LicensePermanentDeleteView.as_view(),
         name="portal-license-permanent",
     ),
     path(
-        "licenses/<int:license_id>/reactivate",
+        "licenses/<id:license_id>/reactivate",
         views.LicenseReactivateView.as_view(),
         name="portal-license-reactivate",
     ),

@@ -54,6 +54,17 @@ def invalid_params(errors: dict[str, list[str] | str], *, code: str = "invalid_p
     return ValidationFailed(normalised, detail=message, code=code)
 
 
+SHAPE_CODE = "invalid_shape"
+
+
+def invalid_shape(errors: dict[str, list[str]]) -> ServiceError:
+    """422 `invalid_shape`: a body value is not in its documented JSON shape (each named)."""
+    names = ", ".join(errors)
+    first = next(iter(errors.values()))[0] if errors else "Unexpected shape."
+    message = f"Unexpected shape: {names}." if len(errors) > 1 else first
+    return ServiceError(message, code=SHAPE_CODE, status_code=422, errors=errors)
+
+
 def not_found(resource: str, identifier=None) -> NotFound:
     """404 `<resource>_not_found`, e.g. product_not_found."""
     label = resource.replace("_", " ")

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from rest_framework import serializers
 
+from common.api.fields import IntegerField
+
 
 @dataclass
 class Page:
@@ -42,7 +44,7 @@ def paginate(queryset, *, page: int, per_page: int) -> Page:
 
 
 class MetaSerializer(serializers.Serializer):
-    page = serializers.IntegerField()
-    per_page = serializers.IntegerField()
-    total = serializers.IntegerField()
-    total_pages = serializers.IntegerField()
+    page = IntegerField()
+    per_page = IntegerField()
+    total = IntegerField()
+    total_pages = IntegerField()

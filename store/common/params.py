@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from store.common.errors import invalid_params
+from common.api import fields
+from store.common.errors import SHAPE_CODE, invalid_params, invalid_shape
 
 
 def _errors(serializer) -> dict[str, list[str]]:
@@ -47,11 +48,24 @@ def validate_query(serializer_class, query_params, **context) -> dict:
     return serializer.validated_data
 
 
+def _has_code(detail, code: str) -> bool:
+    if isinstance(detail, dict):
+        return any(_has_code(value, code) for value in detail.values())
+    if isinstance(detail, list):
+        return any(_has_code(value, code) for value in detail)
+    return getattr(detail, "code", None) == code
+
+
 def validate_body(serializer_class, data, *, partial: bool = False, **context) -> dict:
+    """The validated body. A value whose JSON shape is not the documented one (the
+    `invalid_shape` code of common.api.fields.RowListSerializer) answers 422 `invalid_shape`
+    naming the field; other invalid values answer 400 `invalid_param`."""
     if not isinstance(data, dict):
         raise invalid_params({"body": ["Send a JSON object."]})
     serializer = serializer_class(data=data, partial=partial, context=context)
     if not serializer.is_valid():
+        if _has_code(serializer.errors, SHAPE_CODE):
+            raise invalid_shape(_errors(serializer))
         raise invalid_params(_errors(serializer))
     return serializer.validated_data
 
@@ -59,7 +73,7 @@ def validate_body(serializer_class, data, *, partial: bool = False, **context) -
 # --- Fields ---------------------------------------------------------------------------------
 
 
-class PageField(serializers.IntegerField):
+class PageField(fields.IntegerField):
     def __init__(self, **kwargs):
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", 1_000_000)
@@ -69,7 +83,7 @@ class PageField(serializers.IntegerField):
         super().__init__(**kwargs)
 
 
-class PerPageField(serializers.IntegerField):
+class PerPageField(fields.IntegerField):
     """At least 1; values above `cap` are lowered to it (the answer's meta shows the value used)."""
 
     def __init__(self, *, cap: int, **kwargs):
@@ -85,19 +99,16 @@ class PerPageField(serializers.IntegerField):
 
 
 class CommaSeparatedIntegersField(serializers.CharField):
-    """`"1,2,3"` -> [1, 2, 3]; every item must be a positive integer."""
+    """`"1,2,3"` -> [1, 2, 3]; every item must be a row id (a positive bigint)."""
 
     def to_internal_value(self, data):
         text = super().to_internal_value(data)
         items = [item.strip() for item in text.split(",") if item.strip()]
-        try:
-            values = [int(item) for item in items]
-        except ValueError:
-            raise serializers.ValidationError(
-                "Expected comma-separated integers, e.g. 1,2,3."
-            ) from None
-        if any(value < 1 for value in values):
-            raise serializers.ValidationError("Ids are positive integers.")
+        if not all(item.isascii() and item.lstrip("+-").isdigit() for item in items):
+            raise serializers.ValidationError("Expected comma-separated integers, e.g. 1,2,3.")
+        values = [fields.parse_id(item.lstrip("+")) for item in items]
+        if any(value is None for value in values):
+            raise serializers.ValidationError(f"Ids are integers from 1 to {fields.BIGINT_MAX}.")
         return list(dict.fromkeys(values))
 
     def to_representation(self, value):
@@ -124,11 +135,7 @@ class StrictBooleanField(serializers.BooleanField):
         self.fail("invalid", input=data)
 
 
-class StrictIntegerField(serializers.IntegerField):
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+StrictIntegerField = fields.StrictIntegerField
 
 
 class StrictCharField(serializers.CharField):

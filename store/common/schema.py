@@ -2,10 +2,11 @@
 
 Every store operation gets, without repeating it per view: the store error body for the
 statuses it can answer (401 and 403 everywhere, since bad credentials or a wrong nonce are
-refused on any route; 400 where it takes parameters or a body; 404 where the path names a
-resource; 413/415 where it takes a body; 429 where the method is rate limited; for a POST, the
-Idempotency-Key header with its 409 and 422), the security schemes it accepts, an operation id
-and a tag. Views add their summary, request, answers and parameters with `store_schema`.
+refused on any route; 400 everywhere, since any query string can be malformed; 404 where the
+path names a resource; 413/415 where it takes a body; 422 where the body has shape-checked
+rows; 429 where the method is rate limited; for a POST, the Idempotency-Key header with its 409
+and 422), the security schemes it accepts, an operation id and a tag. Views add their summary,
+request, answers and parameters with `store_schema`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from common.api.schema import IDEMPOTENCY_KEY_PARAMETER
+from common.api.fields import IntegerField, RowListSerializer
+from common.api.schema import IDEMPOTENCY_KEY_PARAMETER, ApiSchemaMixin
 from store.common.permissions import PUBLIC, required_access
 
 
@@ -33,7 +35,7 @@ def only_store_paths(endpoints):
 
 
 class StoreErrorDataSerializer(serializers.Serializer):
-    status = serializers.IntegerField(help_text="The HTTP status, repeated.")
+    status = IntegerField(help_text="The HTTP status, repeated.")
     params = serializers.DictField(
         child=serializers.CharField(),
         required=False,
@@ -48,7 +50,8 @@ class StoreErrorSerializer(serializers.Serializer):
 
 
 _ERROR_TEXT = {
-    400: "Invalid parameters (`invalid_param`, each named in `data.params`) or a broken rule.",
+    400: "Invalid parameters (`invalid_param`, each named in `data.params`), a malformed body "
+    "(`parse_error`) or a broken rule.",
     401: "Login needed (`not_logged_in`) or bad credentials (`invalid_app_password`).",
     403: "A capability is missing (`insufficient_capability`) or the nonce is wrong "
     "(`invalid_nonce`).",
@@ -56,7 +59,9 @@ _ERROR_TEXT = {
     409: "Conflicts with the current state.",
     413: "Body or file too large.",
     415: "Unsupported Content-Type (send application/json or multipart/form-data).",
-    422: "The Idempotency-Key was used with another request (`idempotency_key_reused`).",
+    422: "A body value is not in its documented JSON shape (`invalid_shape`, named in "
+    "`data.params`), or the Idempotency-Key was used with another request "
+    "(`idempotency_key_reused`).",
     429: "Too many requests (`throttled`); see Retry-After.",
 }
 IDEMPOTENCY_IN_USE = (
@@ -65,11 +70,26 @@ IDEMPOTENCY_IN_USE = (
 )
 
 
+def _has_shape_checked_rows(serializer) -> bool:
+    if isinstance(serializer, type):
+        serializer = serializer()
+    if not isinstance(serializer, serializers.Serializer):
+        return False
+    return any(
+        isinstance(field, RowListSerializer)
+        or (isinstance(field, serializers.Serializer) and _has_shape_checked_rows(field))
+        for field in serializer.fields.values()
+    )
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-class StoreAutoSchema(AutoSchema):
+class StoreAutoSchema(ApiSchemaMixin, AutoSchema):
+    error_serializer = StoreErrorSerializer
+    error_text = _ERROR_TEXT
+
     def get_operation_id(self) -> str:
         name = type(self.view).__name__
         name = name.removesuffix("View")
@@ -94,36 +114,31 @@ class StoreAutoSchema(AutoSchema):
             auths.append({})
         return auths
 
-    def _get_response_bodies(self, direction="response"):
-        responses = super()._get_response_bodies(direction)
-        if direction != "response":
-            return responses
-        statuses = {401, 403}
-        if "{" in self.path:
-            statuses.add(404)
-        has_body = self.method in ("POST", "PUT", "PATCH") and self.get_request_serializer()
-        if has_body:
-            statuses |= {400, 413, 415}
-        if any(p.get("in") == "query" for p in self._get_parameters()):
-            statuses.add(400)
+    def implicit_error_statuses(self) -> set[int]:
+        """Also 401 and 403 everywhere (bad credentials or a wrong nonce are refused on any
+        route), 422 where the body has rows whose shape is checked (RowListSerializer), 429
+        where the method is rate limited, and 422 for a POST that takes an Idempotency-Key."""
+        statuses = super().implicit_error_statuses() | {401, 403}
+        if self.has_request_body() and _has_shape_checked_rows(self.get_request_serializer()):
+            statuses.add(422)
         scope_for = getattr(self.view, "throttle_scope_for", None)
         if scope_for is not None and scope_for(self.method):
             statuses.add(429)
         if self._idempotent():
-            statuses |= {400, 422}
-            if "409" in responses:
-                described = responses["409"]["description"].rstrip()
-                responses["409"]["description"] = f"{described} {IDEMPOTENCY_IN_USE}"
-            else:
-                responses["409"] = self._get_response_for_code(
-                    OpenApiResponse(StoreErrorSerializer, description=IDEMPOTENCY_IN_USE), "409"
-                )
-        for status in sorted(statuses):
-            if str(status) not in responses:
-                responses[str(status)] = self._get_response_for_code(
-                    OpenApiResponse(StoreErrorSerializer, description=_ERROR_TEXT[status]),
-                    str(status),
-                )
+            statuses.add(422)
+        return statuses
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response" or not self._idempotent():
+            return responses
+        if "409" in responses:
+            described = responses["409"]["description"].rstrip()
+            responses["409"]["description"] = f"{described} {IDEMPOTENCY_IN_USE}"
+        else:
+            responses["409"] = self._get_response_for_code(
+                OpenApiResponse(StoreErrorSerializer, description=IDEMPOTENCY_IN_USE), "409"
+            )
         return dict(sorted(responses.items()))
 
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
-from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from common import idempotency
 from common.api.negotiation import JSONOnlyContentNegotiation
+from common.api.parsers import JSONParser, MultiPartParser
 from common.api.throttling import ScopedRateThrottle, caller_identity
 from common.api.views import IdempotencyMixin, require_content_type
 from store.common.authentication import STORE_AUTHENTICATION

@@ -24,6 +24,7 @@ from django.conf import settings
 from rest_framework import serializers
 from stdnum import luhn
 
+from common.api.fields import IntegerField
 from store.common.errors import invalid_params
 from store.payments.providers.base import Card, CardProvider, PaymentsNotConfigured
 from store.payments.providers.sandbox import TEST_CARDS, SandboxCardProvider
@@ -84,9 +85,12 @@ class Gateway:
 
 class CardDataSerializer(serializers.Serializer):
     card_number = serializers.CharField(max_length=30, help_text="12 to 19 digits.")
-    exp_month = serializers.IntegerField(min_value=1, max_value=12)
-    exp_year = serializers.IntegerField(
-        min_value=0, max_value=2199, help_text="Four digits (two are read as 20YY)."
+    exp_month = IntegerField(column="PositiveSmallIntegerField", min_value=1, max_value=12)
+    exp_year = IntegerField(
+        column="PositiveSmallIntegerField",
+        min_value=0,
+        max_value=2199,
+        help_text="Four digits (two are read as 20YY).",
     )
     cvc = serializers.CharField(max_length=4, help_text="3 digits (4 for American Express).")
     holder = serializers.CharField(max_length=100, required=False, allow_blank=True)

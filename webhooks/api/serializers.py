@@ -2,6 +2,7 @@ import json
 
 from rest_framework import serializers
 
+from common.api.fields import IntegerField
 from webhooks.models import Delivery, DeliveryAttempt, Event, Webhook
 from webhooks.selectors import DELIVERY_LOG_DEFAULT_LIMIT, DELIVERY_LOG_MAX_LIMIT
 
@@ -125,18 +126,18 @@ class DeliverySerializer(serializers.ModelSerializer):
 
 class TestResultSerializer(serializers.Serializer):
     success = serializers.BooleanField(help_text="True when the receiver answered 2xx.")
-    status_code = serializers.IntegerField(
+    status_code = IntegerField(
         allow_null=True, help_text="The receiver's HTTP status; null if it never answered."
     )
     error = serializers.CharField(allow_null=True, help_text="Why it failed; null on success.")
-    duration_ms = serializers.IntegerField(allow_null=True)
+    duration_ms = IntegerField(allow_null=True)
     delivery_id = serializers.UUIDField(
         allow_null=True, help_text="The X-Hub-Delivery header of the ping."
     )
 
 
 class DeliveryLogQuerySerializer(serializers.Serializer):
-    limit = serializers.IntegerField(
+    limit = IntegerField(
         min_value=1,
         required=False,
         default=DELIVERY_LOG_DEFAULT_LIMIT,

@@ -158,14 +158,7 @@ class WebhookDeliveriesView(WebhookView):
         responses={200: s.DeliveryLogSerializer(many=True)},
         errors=(403, 404, 422),
         tags=TAGS,
-        parameters=[
-            WEBHOOK_ID,
-            OpenApiParameter(
-                "limit",
-                int,
-                description="Entries to return, newest first: default 25, at most 100.",
-            ),
-        ],
+        parameters=[WEBHOOK_ID, s.DeliveryLogQuerySerializer],
         description="One entry per attempt, newest first; the newest 100 per webhook are kept.",
     )
     def get(self, request, webhook_id: int):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.cart.services.pricing import CartState, PricedItem, title_of
 from store.cart.services.stock import stock_limit
 from store.catalog.api.serializers.fields import StrictIntField
@@ -274,19 +275,19 @@ def shipping_methods_data(state: CartState) -> dict:
 
 class CartItemSerializer(serializers.Serializer):
     id = serializers.CharField(help_text="The cart-item token (use it in /cart/items/{item_id}).")
-    product_id = serializers.IntegerField()
-    variant_id = serializers.IntegerField(allow_null=True)
+    product_id = IdField()
+    variant_id = IdField(allow_null=True)
     title = serializers.CharField()
     sku = serializers.CharField()
     price = serializers.CharField(help_text="Unit price, as prices are entered (decimal string).")
     regular_price = serializers.CharField(allow_null=True)
     on_sale = serializers.BooleanField()
-    quantity = serializers.IntegerField()
+    quantity = IntegerField()
     total = serializers.CharField(help_text="price x quantity (decimal string).")
     image = serializers.CharField(allow_null=True, help_text="Image URL.")
     options = serializers.DictField()
     stock_status = serializers.ChoiceField(choices=StockStatus.choices)
-    max_quantity = serializers.IntegerField(help_text="The most units this line may hold now.")
+    max_quantity = IntegerField(help_text="The most units this line may hold now.")
 
 
 class CartCouponSerializer(serializers.Serializer):
@@ -308,14 +309,14 @@ class ShippingDestinationSerializer(serializers.Serializer):
 
 
 class ChosenMethodSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     type = serializers.ChoiceField(choices=MethodType.choices)
     title = serializers.CharField()
     cost = serializers.CharField()
 
 
 class TaxLineSerializer(serializers.Serializer):
-    rate_id = serializers.IntegerField()
+    rate_id = IdField()
     label = serializers.CharField()
     rate = serializers.CharField(help_text="Percent.")
     amount = serializers.CharField()
@@ -327,8 +328,8 @@ class NoticeSerializer(serializers.Serializer):
 
 
 class CartSummarySerializer(serializers.Serializer):
-    item_count = serializers.IntegerField(help_text="Units in the cart (sum of quantities).")
-    line_count = serializers.IntegerField(help_text="Different items.")
+    item_count = IntegerField(help_text="Units in the cart (sum of quantities).")
+    line_count = IntegerField(help_text="Different items.")
     subtotal = serializers.CharField(help_text="Items before discounts, without tax.")
     subtotal_tax = serializers.CharField()
     discount = serializers.CharField(help_text="Coupon discounts, without tax.")
@@ -360,7 +361,7 @@ class CartSummaryBodySerializer(serializers.Serializer):
 
 
 class ShippingMethodEntrySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     type = serializers.ChoiceField(choices=MethodType.choices)
     title = serializers.CharField()
     description = serializers.CharField()

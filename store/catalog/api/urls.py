@@ -12,31 +12,31 @@ urlpatterns = [
         products.ProductBySlugView.as_view(),
         name="store-product-by-slug",
     ),
-    path("products/<int:product_id>", products.ProductDetailView.as_view(), name="store-product"),
+    path("products/<id:product_id>", products.ProductDetailView.as_view(), name="store-product"),
     path(
-        "products/<int:product_id>/duplicate",
+        "products/<id:product_id>/duplicate",
         products.ProductDuplicateView.as_view(),
         name="store-product-duplicate",
     ),
     path("search", search.SearchView.as_view(), name="store-search"),
     # Variants
     path(
-        "products/<int:product_id>/variants",
+        "products/<id:product_id>/variants",
         variants.ProductVariantsView.as_view(),
         name="store-product-variants",
     ),
     path(
-        "products/<int:product_id>/variants/reorder",
+        "products/<id:product_id>/variants/reorder",
         variants.VariantReorderView.as_view(),
         name="store-product-variants-reorder",
     ),
-    path("variants/<int:variant_id>", variants.VariantDetailView.as_view(), name="store-variant"),
+    path("variants/<id:variant_id>", variants.VariantDetailView.as_view(), name="store-variant"),
     # Categories
     path("categories", taxonomy.CategoryListView.as_view(), name="store-categories"),
     path("categories/tree", taxonomy.CategoryTreeView.as_view(), name="store-categories-tree"),
     path("categories/bulk", taxonomy.CategoryBulkView.as_view(), name="store-categories-bulk"),
     path(
-        "categories/<int:category_id>", taxonomy.CategoryDetailView.as_view(), name="store-category"
+        "categories/<id:category_id>", taxonomy.CategoryDetailView.as_view(), name="store-category"
     ),
     # Attributes and terms
     path("attributes", taxonomy.AttributeListView.as_view(), name="store-attributes"),
@@ -45,19 +45,19 @@ urlpatterns = [
         taxonomy.AttributesWithTermsView.as_view(),
         name="store-attributes-with-terms",
     ),
-    path("attributes/terms/<int:term_id>", taxonomy.TermDetailView.as_view(), name="store-term"),
+    path("attributes/terms/<id:term_id>", taxonomy.TermDetailView.as_view(), name="store-term"),
     path(
-        "attributes/<int:attribute_id>",
+        "attributes/<id:attribute_id>",
         taxonomy.AttributeDetailView.as_view(),
         name="store-attribute",
     ),
     path(
-        "attributes/<int:attribute_id>/terms",
+        "attributes/<id:attribute_id>/terms",
         taxonomy.AttributeTermsView.as_view(),
         name="store-attribute-terms",
     ),
     # Brands
     path("brands", taxonomy.BrandListView.as_view(), name="store-brands"),
     path("brands/search", taxonomy.BrandSearchView.as_view(), name="store-brands-search"),
-    path("brands/<int:brand_id>", taxonomy.BrandDetailView.as_view(), name="store-brand"),
+    path("brands/<id:brand_id>", taxonomy.BrandDetailView.as_view(), name="store-brand"),
 ]

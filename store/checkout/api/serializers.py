@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.utils import timezone
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.cart.api.serializers import (
     CartHintField,
     CartSerializer,
@@ -89,8 +90,8 @@ class CheckoutWriteSerializer(_Aliases):
 
 class CardDataInputSerializer(serializers.Serializer):
     card_number = serializers.CharField(help_text="12-19 digits; spaces and dashes ignored.")
-    exp_month = serializers.IntegerField(min_value=1, max_value=12)
-    exp_year = serializers.IntegerField(help_text="Four digits (or two).")
+    exp_month = IntegerField(column="PositiveSmallIntegerField", min_value=1, max_value=12)
+    exp_year = IntegerField(column="PositiveSmallIntegerField", help_text="Four digits (or two).")
     cvc = serializers.CharField(help_text="3 digits (4 for American Express).")
     holder = serializers.CharField(required=False)
 
@@ -283,7 +284,7 @@ def payment_methods_data(config: dict, methods: list, state) -> dict:
 
 
 class CheckoutOrderSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     order_number = serializers.CharField()
     order_key = serializers.CharField(help_text="The key of /order-received/{id}?key=.")
     status = serializers.ChoiceField(choices=OrderStatus.choices)
@@ -297,7 +298,7 @@ class HoldSerializer(serializers.Serializer):
     active = serializers.BooleanField(help_text="Stock and coupon uses are held now.")
     stock_held = serializers.BooleanField(help_text="Some stock of the cart is held.")
     expires_at = serializers.DateTimeField(allow_null=True, help_text="When the hold ends.")
-    minutes = serializers.IntegerField(help_text="How long each write holds (setting).")
+    minutes = IntegerField(help_text="How long each write holds (setting).")
 
 
 class PaymentErrorSerializer(serializers.Serializer):
@@ -310,12 +311,12 @@ class CheckoutPaymentSerializer(serializers.Serializer):
     due_at = serializers.DateTimeField(
         allow_null=True, help_text="The unpaid order is cancelled after this."
     )
-    attempts = serializers.IntegerField(help_text="Card payments tried.")
+    attempts = IntegerField(help_text="Card payments tried.")
     last_error = PaymentErrorSerializer(allow_null=True)
 
 
 class CheckoutSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     status = serializers.ChoiceField(choices=CheckoutStatus.choices)
     email = serializers.CharField()
     billing_address = AddressSerializer()
@@ -353,8 +354,8 @@ class ValidationSerializer(serializers.Serializer):
 
 
 class CompletionSerializer(serializers.Serializer):
-    checkout_id = serializers.IntegerField()
-    order_id = serializers.IntegerField()
+    checkout_id = IdField()
+    order_id = IdField()
     order_number = serializers.CharField()
     order_key = serializers.CharField()
     order_received_url = serializers.CharField(
@@ -384,13 +385,13 @@ class CheckoutSettingsSerializer(serializers.Serializer):
     account_creation = serializers.BooleanField()
     require_phone = serializers.BooleanField()
     required_fields = RequiredFieldsSerializer()
-    hold_minutes = serializers.IntegerField()
-    unpaid_order_hold_minutes = serializers.IntegerField()
-    bank_transfer_hold_hours = serializers.IntegerField(
+    hold_minutes = IntegerField()
+    unpaid_order_hold_minutes = IntegerField()
+    bank_transfer_hold_hours = IntegerField(
         help_text="An unpaid bank-transfer order is cancelled this long after it was placed."
     )
-    max_quantity = serializers.IntegerField(help_text="Units of one item a cart may hold.")
-    guest_order_max_units = serializers.IntegerField(
+    max_quantity = IntegerField(help_text="Units of one item a cart may hold.")
+    guest_order_max_units = IntegerField(
         help_text="Units in all a guest's order may hold (an account with a verified e-mail "
         "address: no limit)."
     )
@@ -430,7 +431,7 @@ class CheckEmailAnswerSerializer(serializers.Serializer):
 
 
 class SessionUserSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     email = serializers.CharField()
     name = serializers.CharField()
     email_verified = serializers.BooleanField()
@@ -440,8 +441,6 @@ class LoginAnswerSerializer(serializers.Serializer):
     user = SessionUserSerializer()
     nonce = serializers.CharField(help_text="Send it as X-Platform-Nonce with the cookie.")
     header = serializers.CharField()
-    expires_in = serializers.IntegerField()
+    expires_in = IntegerField()
     cart = CartSerializer(help_text="The account's cart, the guest cart merged in.")
-    checkout_id = serializers.IntegerField(
-        allow_null=True, help_text="The open checkout, now the account's."
-    )
+    checkout_id = IdField(allow_null=True, help_text="The open checkout, now the account's.")

@@ -18,17 +18,17 @@ urlpatterns = [
         name="store-checkout-create-account",
     ),
     path(
-        "checkout/<int:checkout_id>",
+        "checkout/<id:checkout_id>",
         views.CheckoutDetailView.as_view(),
         name="store-checkout-detail",
     ),
     path(
-        "checkout/<int:checkout_id>/validate",
+        "checkout/<id:checkout_id>/validate",
         views.CheckoutValidateView.as_view(),
         name="store-checkout-validate",
     ),
     path(
-        "checkout/<int:checkout_id>/complete",
+        "checkout/<id:checkout_id>/complete",
         views.CheckoutCompleteView.as_view(),
         name="store-checkout-complete",
     ),

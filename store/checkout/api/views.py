@@ -9,9 +9,9 @@ import time
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from common.api.parsers import JSONParser
 from store.cart.api import serializers as cart_serializers
 from store.cart.api.views.cart import SESSION_PARAMETERS, CartSessionView
 from store.cart.services.pricing import cart_state

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.catalog.api.serializers.fields import IdListField, StrictIntField, iso
 from store.common.money import MoneyField, money_str
 from store.common.pagination import MetaSerializer
@@ -93,7 +94,7 @@ def coupon_data(coupon: Coupon) -> dict:
 
 
 class CouponSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     code = serializers.CharField()
     description = serializers.CharField()
     discount_type = serializers.ChoiceField(choices=DiscountType.choices)
@@ -102,15 +103,15 @@ class CouponSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField(allow_null=True)
     minimum_amount = serializers.CharField(allow_null=True)
     maximum_amount = serializers.CharField(allow_null=True)
-    usage_limit = serializers.IntegerField(allow_null=True)
-    usage_limit_per_user = serializers.IntegerField(allow_null=True)
-    usage_count = serializers.IntegerField(help_text="Uses by placed orders.")
+    usage_limit = IntegerField(allow_null=True)
+    usage_limit_per_user = IntegerField(allow_null=True)
+    usage_count = IntegerField(help_text="Uses by placed orders.")
     individual_use = serializers.BooleanField()
     exclude_sale_items = serializers.BooleanField()
-    product_ids = serializers.ListField(child=serializers.IntegerField())
-    excluded_product_ids = serializers.ListField(child=serializers.IntegerField())
-    category_ids = serializers.ListField(child=serializers.IntegerField())
-    excluded_category_ids = serializers.ListField(child=serializers.IntegerField())
+    product_ids = serializers.ListField(child=IdField())
+    excluded_product_ids = serializers.ListField(child=IdField())
+    category_ids = serializers.ListField(child=IdField())
+    excluded_category_ids = serializers.ListField(child=IdField())
     enabled = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

@@ -6,7 +6,7 @@ from . import views
 urlpatterns = [
     path("admin/coupons", views.AdminCouponListView.as_view(), name="store-admin-coupons"),
     path(
-        "admin/coupons/<int:coupon_id>",
+        "admin/coupons/<id:coupon_id>",
         views.AdminCouponDetailView.as_view(),
         name="store-admin-coupon",
     ),

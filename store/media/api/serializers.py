@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.common.params import PageField, PerPageField
 from store.media.selectors import featured
 
@@ -7,14 +8,14 @@ from store.media.selectors import featured
 class ImageObjectSerializer(serializers.Serializer):
     """The featured_image object: the original and its sizes in the base format."""
 
-    id = serializers.IntegerField()
+    id = IdField()
     url = serializers.CharField()
     thumbnail = serializers.CharField()
     medium = serializers.CharField()
     large = serializers.CharField()
     alt = serializers.CharField()
-    width = serializers.IntegerField()
-    height = serializers.IntegerField()
+    width = IntegerField()
+    height = IntegerField()
 
 
 class SourcesSerializer(serializers.Serializer):
@@ -25,7 +26,7 @@ class SourcesSerializer(serializers.Serializer):
 
 
 class MediaSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     url = serializers.CharField()
     thumbnail = serializers.CharField()
     medium = serializers.CharField()
@@ -35,9 +36,9 @@ class MediaSerializer(serializers.Serializer):
     title = serializers.CharField()
     original_name = serializers.CharField()
     content_type = serializers.CharField()
-    size = serializers.IntegerField(help_text="Bytes.")
-    width = serializers.IntegerField()
-    height = serializers.IntegerField()
+    size = IntegerField(column="BigIntegerField", help_text="Bytes.")
+    width = IntegerField()
+    height = IntegerField()
     created_at = serializers.DateTimeField()
 
     def to_representation(self, image):

@@ -4,5 +4,5 @@ from . import views
 
 urlpatterns = [
     path("media", views.MediaListView.as_view(), name="store-media"),
-    path("media/<int:media_id>", views.MediaDetailView.as_view(), name="store-media-detail"),
+    path("media/<id:media_id>", views.MediaDetailView.as_view(), name="store-media-detail"),
 ]

@@ -13,6 +13,7 @@ from decimal import Decimal
 from django_countries import countries
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.catalog.api.serializers.fields import StrictIntField
 from store.common.money import MoneyField, money_str
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
@@ -273,23 +274,23 @@ class AddressSerializer(serializers.Serializer):
 
 
 class CustomerRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     email = serializers.EmailField()
     first_name = serializers.CharField()
     last_name = serializers.CharField()
-    user_id = serializers.IntegerField(allow_null=True)
+    user_id = IdField(allow_null=True)
 
 
 class OrderSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     order_number = serializers.CharField(help_text="Made by the server, e.g. EC-000042.")
     status = serializers.ChoiceField(choices=OrderStatus.choices)
     payment_status = serializers.ChoiceField(choices=PaymentStatus.choices)
     fulfillment_status = serializers.ChoiceField(choices=FulfillmentStatus.choices)
     currency = serializers.CharField()
     total = serializers.CharField(help_text="Decimal string.")
-    item_count = serializers.IntegerField(help_text="Units in the order.")
-    customer_id = serializers.IntegerField(allow_null=True)
+    item_count = IntegerField(help_text="Units in the order.")
+    customer_id = IdField(allow_null=True)
     customer = CustomerRefSerializer(allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -297,14 +298,14 @@ class OrderSummarySerializer(serializers.Serializer):
 
 class OrderPageSerializer(serializers.Serializer):
     orders = OrderSummarySerializer(many=True)
-    total = serializers.IntegerField()
-    page = serializers.IntegerField()
-    per_page = serializers.IntegerField()
-    total_pages = serializers.IntegerField()
+    total = IntegerField()
+    page = IntegerField()
+    per_page = IntegerField()
+    total_pages = IntegerField()
 
 
 class OrderTotalsSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     order_number = serializers.CharField()
     status = serializers.ChoiceField(choices=OrderStatus.choices)
     payment_status = serializers.ChoiceField(choices=PaymentStatus.choices)
@@ -319,7 +320,7 @@ class OrderTotalsSerializer(serializers.Serializer):
     amount_paid = serializers.CharField(help_text="Completed payments.")
     amount_refunded = serializers.CharField(help_text="Completed refunds.")
     balance_due = serializers.CharField()
-    item_count = serializers.IntegerField()
+    item_count = IntegerField()
 
 
 class ItemAttributeSerializer(serializers.Serializer):
@@ -328,15 +329,15 @@ class ItemAttributeSerializer(serializers.Serializer):
 
 
 class OrderItemSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    order_id = serializers.IntegerField()
-    product_id = serializers.IntegerField(allow_null=True, help_text="Null once deleted.")
-    variant_id = serializers.IntegerField(allow_null=True)
+    id = IdField()
+    order_id = IdField()
+    product_id = IdField(allow_null=True, help_text="Null once deleted.")
+    variant_id = IdField(allow_null=True)
     title = serializers.CharField(help_text="At the time of the order.")
     sku = serializers.CharField()
     attributes = ItemAttributeSerializer(many=True)
     options = serializers.DictField()
-    quantity = serializers.IntegerField()
+    quantity = IntegerField()
     price = serializers.CharField(help_text="Unit price at the time of the order.")
     subtotal = serializers.CharField(help_text="price x quantity.")
     tax = serializers.CharField()
@@ -352,8 +353,8 @@ class OrderItemsSerializer(serializers.Serializer):
 
 
 class PaymentSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    order_id = serializers.IntegerField()
+    id = IdField()
+    order_id = IdField()
     kind = serializers.ChoiceField(choices=PaymentKind.choices)
     status = serializers.ChoiceField(choices=PaymentRecordStatus.choices)
     amount = serializers.CharField()
@@ -380,8 +381,8 @@ class ShipmentLineSerializer(serializers.Serializer):
 
 
 class ShipmentSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    order_id = serializers.IntegerField()
+    id = IdField()
+    order_id = IdField()
     status = serializers.ChoiceField(choices=ShipmentStatus.choices)
     carrier = serializers.CharField()
     service = serializers.CharField()
@@ -404,7 +405,7 @@ class ShipmentsSerializer(serializers.Serializer):
 
 
 class HistorySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     field = serializers.ChoiceField(choices=HistoryField.choices)
     # "from" is a Python keyword: declared through the fields mapping below.
     to = serializers.CharField()
@@ -453,15 +454,15 @@ class OrderSerializer(CustomerOrderSerializer):
 
 
 class BulkFailureSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     code = serializers.CharField()
     message = serializers.CharField()
 
 
 class OrderBulkResultSerializer(serializers.Serializer):
-    success = serializers.IntegerField(help_text="How many orders took the action.")
-    failed = serializers.IntegerField(help_text="How many did not.")
-    succeeded = serializers.ListField(child=serializers.IntegerField())
+    success = IntegerField(help_text="How many orders took the action.")
+    failed = IntegerField(help_text="How many did not.")
+    succeeded = serializers.ListField(child=IntegerField())
     errors = BulkFailureSerializer(many=True, help_text="Each failed order and why.")
 
 
@@ -486,18 +487,18 @@ class StatusesSerializer(serializers.Serializer):
 
 class SalesSerializer(serializers.Serializer):
     currency = serializers.CharField()
-    orders = serializers.IntegerField()
+    orders = IntegerField()
     total_sales = serializers.CharField()
     average_order_value = serializers.CharField()
     net_paid = serializers.CharField()
-    items_sold = serializers.IntegerField()
+    items_sold = IntegerField()
 
 
 class StatsSerializer(serializers.Serializer):
-    total_orders = serializers.IntegerField()
-    by_status = serializers.DictField(child=serializers.IntegerField())
-    by_payment_status = serializers.DictField(child=serializers.IntegerField())
-    by_fulfillment_status = serializers.DictField(child=serializers.IntegerField())
+    total_orders = IntegerField()
+    by_status = serializers.DictField(child=IntegerField())
+    by_payment_status = serializers.DictField(child=IntegerField())
+    by_fulfillment_status = serializers.DictField(child=IntegerField())
     sales = SalesSerializer(
         many=True, help_text="Orders in processing, shipped or completed, per currency."
     )
@@ -534,7 +535,7 @@ class OrderListQuerySerializer(serializers.Serializer):
     status = ChoiceListField(choices=OrderStatus.values)
     payment_status = ChoiceListField(choices=PaymentStatus.values)
     fulfillment_status = ChoiceListField(choices=FulfillmentStatus.values)
-    customer_id = serializers.IntegerField(required=False, min_value=1)
+    customer_id = IdField(required=False, min_value=1)
     date_from = serializers.DateField(
         required=False, help_text="ISO date; orders created on or after (UTC)."
     )
@@ -565,7 +566,7 @@ class StatsQuerySerializer(serializers.Serializer):
     status = ChoiceListField(choices=OrderStatus.values)
     payment_status = ChoiceListField(choices=PaymentStatus.values)
     fulfillment_status = ChoiceListField(choices=FulfillmentStatus.values)
-    customer_id = serializers.IntegerField(required=False, min_value=1)
+    customer_id = IdField(required=False, min_value=1)
     date_from = serializers.DateField(required=False)
     date_to = serializers.DateField(required=False)
     search = serializers.CharField(required=False, max_length=200)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.catalog.api.serializers.fields import StrictIntField, iso
 from store.common.pagination import MetaSerializer
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
@@ -34,18 +35,18 @@ def review_data(review, *, staff: bool = False) -> dict:
 
 
 class ReviewSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    product_id = serializers.IntegerField()
-    rating = serializers.IntegerField(min_value=1, max_value=5)
+    id = IdField()
+    product_id = IdField()
+    rating = IntegerField(column="PositiveSmallIntegerField", min_value=1, max_value=5)
     title = serializers.CharField()
     content = serializers.CharField()
     status = serializers.ChoiceField(choices=ReviewStatus.choices)
     author_name = serializers.CharField()
     verified_owner = serializers.BooleanField()
-    helpful_count = serializers.IntegerField()
+    helpful_count = IntegerField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
-    user_id = serializers.IntegerField(required=False, allow_null=True, help_text="Staff only.")
+    user_id = IdField(required=False, allow_null=True, help_text="Staff only.")
     author_email = serializers.EmailField(required=False, help_text="Staff only.")
     moderated_at = serializers.DateTimeField(
         required=False, allow_null=True, help_text="Staff only."
@@ -58,19 +59,17 @@ class ReviewPageSerializer(serializers.Serializer):
 
 
 class RatingSerializer(serializers.Serializer):
-    product_id = serializers.IntegerField()
+    product_id = IdField()
     average_rating = serializers.CharField(
         help_text="Decimal string, two places; 0.00 without reviews."
     )
-    review_count = serializers.IntegerField()
-    distribution = serializers.DictField(
-        child=serializers.IntegerField(), help_text='{"5": n, ..., "1": n}'
-    )
+    review_count = IntegerField()
+    distribution = serializers.DictField(child=IntegerField(), help_text='{"5": n, ..., "1": n}')
 
 
 class HelpfulDataSerializer(serializers.Serializer):
-    review_id = serializers.IntegerField()
-    helpful_count = serializers.IntegerField()
+    review_id = IdField()
+    helpful_count = IntegerField()
     counted = serializers.BooleanField(help_text="False when this person had already voted.")
 
 
@@ -86,7 +85,9 @@ _ORDERBY = ["date", "rating", "helpful"]
 class ProductReviewsQuerySerializer(serializers.Serializer):
     page = PageField()
     per_page = PerPageField(cap=100, default=10)
-    rating = serializers.IntegerField(required=False, min_value=1, max_value=5)
+    rating = IntegerField(
+        column="PositiveSmallIntegerField", required=False, min_value=1, max_value=5
+    )
     orderby = CaseInsensitiveChoiceField(choices=_ORDERBY, required=False, default="date")
     order = CaseInsensitiveChoiceField(choices=["ASC", "DESC"], required=False, default="DESC")
 
@@ -94,7 +95,7 @@ class ProductReviewsQuerySerializer(serializers.Serializer):
 class StaffReviewsQuerySerializer(ProductReviewsQuerySerializer):
     per_page = PerPageField(cap=100, default=20)
     status = CaseInsensitiveChoiceField(choices=ReviewStatus.values, required=False)
-    product_id = serializers.IntegerField(required=False, min_value=1)
+    product_id = IdField(required=False, min_value=1)
     search = serializers.CharField(required=False, max_length=200)
 
 

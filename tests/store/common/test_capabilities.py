@@ -25,8 +25,8 @@ pytestmark = pytest.mark.django_db
 STRICT_LIMITS = {
     ("rest/ec/v1/coupons/apply", "POST"): "coupon_validate",
     ("rest/ec/v1/coupons/validate", "POST"): "coupon_validate",
-    ("rest/ec/v1/checkout/<int:checkout_id>/complete", "POST"): "checkout_complete",
-    ("rest/ec/v1/order-received/<int:order_id>", "GET"): "order_received",
+    ("rest/ec/v1/checkout/<id:checkout_id>/complete", "POST"): "checkout_complete",
+    ("rest/ec/v1/order-received/<id:order_id>", "GET"): "order_received",
     ("rest/ec/v1/checkout/check-email", "POST"): "checkout_check_email",
     ("rest/ec/v1/checkout/login", "POST"): "checkout_login",
     ("rest/ec/v1/checkout/create-account", "POST"): "checkout_create_account",
@@ -39,9 +39,9 @@ STRICT_LIMITS = {
     ("rest/ec/v1/cart/shipping-address", "POST"): "cart_write",
     ("rest/ec/v1/cart/shipping-method", "POST"): "cart_write",
     ("rest/ec/v1/coupons/remove", "POST"): "cart_write",
-    ("rest/ec/v1/checkout/<int:checkout_id>", "PATCH"): "cart_write",
-    ("rest/ec/v1/checkout/<int:checkout_id>", "PUT"): "cart_write",
-    ("rest/ec/v1/checkout/<int:checkout_id>/validate", "POST"): "cart_write",
+    ("rest/ec/v1/checkout/<id:checkout_id>", "PATCH"): "cart_write",
+    ("rest/ec/v1/checkout/<id:checkout_id>", "PUT"): "cart_write",
+    ("rest/ec/v1/checkout/<id:checkout_id>/validate", "POST"): "cart_write",
 }
 
 

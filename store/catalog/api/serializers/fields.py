@@ -5,6 +5,8 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from common.api.fields import BIGINT_MAX, IdField, IntegerField
+
 
 def iso(value) -> str | None:
     return None if value is None else serializers.DateTimeField().to_representation(value)
@@ -33,24 +35,28 @@ class NumberField(serializers.DecimalField):
         return super().to_internal_value(data)
 
 
-class StrictIntField(serializers.IntegerField):
-    """An integer, not a boolean and not a float with a fraction."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or (isinstance(data, float) and not data.is_integer()):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+class StrictIntField(IntegerField):
+    """An integer, not a boolean and not a float with a fraction, within its column's range
+    (common.api.fields.IntegerField)."""
 
 
 class IdListField(serializers.ListField):
     def __init__(self, **kwargs):
-        kwargs.setdefault("child", StrictIntField(min_value=1))
+        kwargs.setdefault("child", IdField())
         kwargs.setdefault("required", False)
         kwargs.setdefault("max_length", 500)
         super().__init__(**kwargs)
 
 
-@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}], "nullable": True})
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "integer", "minimum": 1, "maximum": BIGINT_MAX},
+            {"type": "string"},
+        ],
+        "nullable": True,
+    }
+)
 class BrandRefField(serializers.Field):
     """A brand's id, or its slug; null for none."""
 
@@ -59,11 +65,15 @@ class BrandRefField(serializers.Field):
     def to_internal_value(self, data):
         if isinstance(data, bool):
             self.fail("invalid")
-        if isinstance(data, int) and data > 0:
+        if isinstance(data, int) and 0 < data <= BIGINT_MAX:
             return data
         if isinstance(data, str) and data.strip():
             text = data.strip()
-            return int(text) if text.isdigit() else text
+            if text.isdigit():
+                if len(text) > len(str(BIGINT_MAX)) or int(text) > BIGINT_MAX:
+                    self.fail("invalid")
+                return int(text)
+            return text
         self.fail("invalid")
 
     def to_representation(self, value):

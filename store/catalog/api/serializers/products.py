@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField, RowListSerializer
 from store.catalog.choices import (
     ProductCondition,
     ProductStatus,
@@ -158,7 +159,7 @@ def product_detail(product: Product) -> dict:
 
 
 class NamedRefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
 
@@ -166,7 +167,7 @@ class NamedRefSerializer(serializers.Serializer):
 class ProductSummarySerializer(serializers.Serializer):
     """A product list entry."""
 
-    id = serializers.IntegerField()
+    id = IdField()
     title = serializers.CharField()
     slug = serializers.CharField()
     type = serializers.ChoiceField(choices=ProductType.choices)
@@ -181,34 +182,34 @@ class ProductSummarySerializer(serializers.Serializer):
     )
     max_price = serializers.CharField(allow_null=True)
     stock_status = serializers.ChoiceField(choices=StockStatus.choices)
-    stock_quantity = serializers.IntegerField()
-    low_stock_threshold = serializers.IntegerField(
+    stock_quantity = IntegerField()
+    low_stock_threshold = IntegerField(
         allow_null=True,
         help_text="This product's own threshold; null: inventory_settings.low_stock_threshold.",
     )
     featured_image = ImageObjectSerializer(allow_null=True)
     image = serializers.CharField(allow_null=True, help_text="URL of the featured image.")
     categories = NamedRefSerializer(many=True)
-    category_ids = serializers.ListField(child=serializers.IntegerField())
+    category_ids = serializers.ListField(child=IdField())
     brand = NamedRefSerializer(allow_null=True)
     average_rating = serializers.CharField()
-    review_count = serializers.IntegerField()
+    review_count = IntegerField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
 
 class VariantAttributeOutSerializer(serializers.Serializer):
-    attribute_id = serializers.IntegerField()
+    attribute_id = IdField()
     attribute = serializers.CharField()
     attribute_slug = serializers.CharField()
-    term_id = serializers.IntegerField()
+    term_id = IdField()
     term = serializers.CharField()
     term_slug = serializers.CharField()
 
 
 class VariantSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    product_id = serializers.IntegerField()
+    id = IdField()
+    product_id = IdField()
     sku = serializers.CharField()
     barcode = serializers.CharField()
     title = serializers.CharField()
@@ -218,30 +219,30 @@ class VariantSerializer(serializers.Serializer):
     sale_price = serializers.CharField(allow_null=True)
     on_sale = serializers.BooleanField()
     stock_status = serializers.ChoiceField(choices=StockStatus.choices)
-    stock_quantity = serializers.IntegerField()
+    stock_quantity = IntegerField()
     track_inventory = serializers.BooleanField()
     allow_backorders = serializers.BooleanField()
     weight = serializers.CharField(allow_null=True)
     length = serializers.CharField(allow_null=True)
     width = serializers.CharField(allow_null=True)
     height = serializers.CharField(allow_null=True)
-    image_id = serializers.IntegerField(allow_null=True)
+    image_id = IdField(allow_null=True)
     image = ImageObjectSerializer(allow_null=True)
     enabled = serializers.BooleanField()
-    sort_order = serializers.IntegerField()
+    sort_order = IntegerField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
 
 class TermOutSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     value = serializers.CharField()
 
 
 class ProductAttributeOutSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     type = serializers.CharField()
@@ -262,18 +263,18 @@ class ProductDetailSerializer(ProductSummarySerializer):
     length = serializers.CharField(allow_null=True)
     width = serializers.CharField(allow_null=True)
     height = serializers.CharField(allow_null=True)
-    featured_image_id = serializers.IntegerField(allow_null=True)
+    featured_image_id = IdField(allow_null=True)
     image_sources = SourcesSerializer(help_text="AVIF and WebP of the featured image by size.")
-    gallery_image_ids = serializers.ListField(child=serializers.IntegerField())
+    gallery_image_ids = serializers.ListField(child=IdField())
     gallery_images = ImageObjectSerializer(many=True)
     attributes = ProductAttributeOutSerializer(many=True)
     variants = VariantSerializer(many=True, help_text="Enabled variants (variable products).")
-    total_sales = serializers.IntegerField()
+    total_sales = IntegerField()
 
 
 class InventorySettingsSerializer(serializers.Serializer):
     stock_display_format = serializers.CharField()
-    low_stock_threshold = serializers.IntegerField()
+    low_stock_threshold = IntegerField()
 
 
 class ProductListSerializer(serializers.Serializer):
@@ -299,10 +300,8 @@ class ProductListQuerySerializer(serializers.Serializer):
     category = serializers.CharField(
         required=False, max_length=200, help_text="Category slug (subcategories included)."
     )
-    category_id = serializers.IntegerField(
-        required=False, min_value=1, help_text="Subcategories included."
-    )
-    brand_id = serializers.IntegerField(required=False, min_value=1)
+    category_id = IdField(required=False, min_value=1, help_text="Subcategories included.")
+    brand_id = IdField(required=False, min_value=1)
     brand_ids = CommaSeparatedIntegersField(required=False, help_text="Comma-separated brand ids.")
     min_price = serializers.DecimalField(
         required=False, max_digits=12, decimal_places=2, min_value=0, coerce_to_string=False
@@ -350,8 +349,11 @@ class ProductListQuerySerializer(serializers.Serializer):
 
 
 class ProductAttributeInSerializer(serializers.Serializer):
-    attribute_id = StrictIntField(min_value=1)
+    attribute_id = IdField()
     term_ids = IdListField(required=True, allow_empty=False)
+
+    class Meta:  # any other shape (ids, objects keyed by slug, pairs, term objects) is 422
+        list_serializer_class = RowListSerializer
 
 
 class ProductWriteSerializer(serializers.Serializer):
@@ -414,8 +416,11 @@ class ProductWriteSerializer(serializers.Serializer):
 
 
 class VariantAttributeInSerializer(serializers.Serializer):
-    attribute_id = StrictIntField(min_value=1)
-    term_id = StrictIntField(min_value=1)
+    attribute_id = IdField()
+    term_id = IdField()
+
+    class Meta:
+        list_serializer_class = RowListSerializer
 
 
 class VariantWriteSerializer(serializers.Serializer):
@@ -458,7 +463,7 @@ class ReorderSerializer(serializers.Serializer):
 
 class LookupQuerySerializer(serializers.Serializer):
     barcode = serializers.CharField(max_length=14, help_text="EAN-8/13, UPC-A or GTIN-14.")
-    warehouse_id = serializers.IntegerField(
+    warehouse_id = IdField(
         required=False, min_value=0, default=0, help_text="0 is the default warehouse."
     )
 
@@ -466,8 +471,8 @@ class LookupQuerySerializer(serializers.Serializer):
 class LookupSerializer(serializers.Serializer):
     match = serializers.ChoiceField(choices=["product", "variant"])
     barcode = serializers.CharField()
-    warehouse_id = serializers.IntegerField()
-    stock_quantity = serializers.IntegerField(help_text="In the warehouse asked for.")
+    warehouse_id = IdField()
+    stock_quantity = IntegerField(help_text="In the warehouse asked for.")
     product = ProductDetailSerializer()
     variant = VariantSerializer(allow_null=True)
 
@@ -480,16 +485,16 @@ class SearchQuerySerializer(serializers.Serializer):
 
 
 class SearchCategorySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
-    parent_id = serializers.IntegerField(allow_null=True)
+    parent_id = IdField(allow_null=True)
     image = ImageObjectSerializer(allow_null=True)
 
 
 class SearchProductsSerializer(serializers.Serializer):
     items = ProductSummarySerializer(many=True)
-    total = serializers.IntegerField()
+    total = IntegerField()
 
 
 class SearchCategoriesSerializer(serializers.Serializer):
@@ -502,15 +507,15 @@ class SearchResultSerializer(serializers.Serializer):
 
 
 class FacetTermSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     value = serializers.CharField()
-    count = serializers.IntegerField()
+    count = IntegerField()
 
 
 class FacetAttributeSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     type = serializers.CharField()
@@ -518,14 +523,14 @@ class FacetAttributeSerializer(serializers.Serializer):
 
 
 class FacetCountSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
-    count = serializers.IntegerField()
+    count = IntegerField()
 
 
 class FacetCategorySerializer(FacetCountSerializer):
-    parent_id = serializers.IntegerField(allow_null=True)
+    parent_id = IdField(allow_null=True)
 
 
 class PriceRangeSerializer(serializers.Serializer):
@@ -535,12 +540,12 @@ class PriceRangeSerializer(serializers.Serializer):
 
 class StockFacetSerializer(serializers.Serializer):
     value = serializers.ChoiceField(choices=StockStatus.choices)
-    count = serializers.IntegerField()
+    count = IntegerField()
 
 
 class FacetsSerializer(serializers.Serializer):
-    total = serializers.IntegerField(help_text="Products matching every filter.")
-    on_sale = serializers.IntegerField(help_text="Of those, how many are on sale.")
+    total = IntegerField(help_text="Products matching every filter.")
+    on_sale = IntegerField(help_text="Of those, how many are on sale.")
     price_range = PriceRangeSerializer(help_text="Ignoring min_price and max_price.")
     categories = FacetCategorySerializer(
         many=True, help_text="Ignoring category filters; subcategories counted in."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from common.api.fields import IdField, IntegerField
 from store.catalog.choices import AttributeType
 from store.common.pagination import MetaSerializer
 from store.common.params import PageField, PerPageField
@@ -77,15 +78,15 @@ def brand_data(brand) -> dict:
 
 
 class CategorySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
-    parent_id = serializers.IntegerField(allow_null=True)
+    parent_id = IdField(allow_null=True)
     description = serializers.CharField()
-    image_id = serializers.IntegerField(allow_null=True)
+    image_id = IdField(allow_null=True)
     image = ImageObjectSerializer(allow_null=True)
-    sort_order = serializers.IntegerField()
-    count = serializers.IntegerField(help_text="Active products in this category itself.")
+    sort_order = IntegerField()
+    count = IntegerField(help_text="Active products in this category itself.")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
@@ -97,22 +98,22 @@ class CategoryTreeSerializer(CategorySerializer):
 
 
 class TermSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    attribute_id = serializers.IntegerField()
+    id = IdField()
+    attribute_id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     value = serializers.CharField()
-    sort_order = serializers.IntegerField()
-    count = serializers.IntegerField(help_text="Active products with this term.")
+    sort_order = IntegerField()
+    count = IntegerField(help_text="Active products with this term.")
 
 
 class AttributeSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     type = serializers.ChoiceField(choices=AttributeType.choices)
-    sort_order = serializers.IntegerField()
-    terms_count = serializers.IntegerField()
+    sort_order = IntegerField()
+    terms_count = IntegerField()
 
 
 class AttributeWithTermsSerializer(AttributeSerializer):
@@ -120,14 +121,14 @@ class AttributeWithTermsSerializer(AttributeSerializer):
 
 
 class BrandSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = IdField()
     name = serializers.CharField()
     slug = serializers.CharField()
     description = serializers.CharField()
     website = serializers.CharField()
-    logo_id = serializers.IntegerField(allow_null=True)
+    logo_id = IdField(allow_null=True)
     logo = ImageObjectSerializer(allow_null=True)
-    count = serializers.IntegerField(help_text="Active products of this brand.")
+    count = IntegerField(help_text="Active products of this brand.")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
@@ -168,7 +169,7 @@ class BulkResultSerializer(serializers.Serializer):
 class CategoryListQuerySerializer(serializers.Serializer):
     page = PageField()
     per_page = PerPageField(cap=100, default=100)
-    parent = serializers.IntegerField(required=False, min_value=0, help_text="0: top level only.")
+    parent = IntegerField(required=False, min_value=0, help_text="0: top level only.")
     search = serializers.CharField(required=False, max_length=200)
     hide_empty = serializers.BooleanField(required=False, default=False)
 

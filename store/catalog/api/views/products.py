@@ -202,6 +202,10 @@ class ProductLookupView(StoreAPIView):
         "`invalid_barcode`). `stock_quantity` is the item's stock in `warehouse_id` (0, the "
         "default, is the default warehouse); an unknown warehouse answers 404 "
         "`warehouse_not_found`.",
+        errors={
+            404: "No product or variant has the barcode (`product_not_found`), or no such "
+            "warehouse (`warehouse_not_found`)."
+        },
     )
     def get(self, request):
         query = validate_query(s.LookupQuerySerializer, request.query_params)
