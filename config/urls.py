@@ -4,7 +4,8 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from common.views import HealthView, api_not_found
+from common.health import HealthView
+from common.views import api_not_found
 from licensing.sandbox_views import SandboxCheckoutView
 
 api_v1 = [
