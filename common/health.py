@@ -25,7 +25,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common import outbox
-from common.breaker import breaker
 from common.cache import CacheUnavailable
 from common.models import WorkerHeartbeat
 
@@ -87,7 +86,7 @@ def _cache() -> dict:
 def _broker() -> dict:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"mode": "eager"}
-    circuit = breaker("the broker", settings.REDIS_BREAKER_SECONDS)
+    circuit = outbox.broker_breaker()
     if not circuit.allow():
         raise Unhealthy("down", {"mode": "redis", "error": "unreachable moments ago"})
     client = redis.Redis.from_url(

@@ -53,7 +53,8 @@ MAX_BACKOFF_SECONDS = 300
 SENT_KEPT = timedelta(days=1)
 
 
-def _broker():
+def broker_breaker():
+    """The process's circuit breaker of the broker (also read by the health check)."""
     return breaker("the broker", settings.REDIS_BREAKER_SECONDS)
 
 
@@ -118,10 +119,11 @@ def enqueue(
     another; the waiting row is locked until this transaction ends, so its task cannot run
     before what this transaction wrote is visible.
     """
-    task_named(task)  # a wrong name fails here, in the caller's transaction
+    task_named(task)  # a wrong name or argument fails here, before anything is written
+    payload = _seal(list(args), dict(kwargs or {}))
     now = timezone.now()
     due = now + timedelta(seconds=countdown) if countdown else now
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own
         message = None
         if dedupe_key:
             message = (
@@ -134,7 +136,7 @@ def enqueue(
         if message is None:
             message = OutboxMessage.objects.create(
                 task=task,
-                payload=_seal(list(args), dict(kwargs or {})),
+                payload=payload,
                 dedupe_key=dedupe_key,
                 due_at=due,
             )
@@ -180,7 +182,7 @@ def publish(ids: list[int]) -> int:
 def _publish_chunk(ids: list[int]) -> tuple[int, bool]:
     """Claim and publish one chunk of rows: (how many were sent, whether the broker failed)."""
     eager = _eager()
-    if not eager and not _broker().allow():
+    if not eager and not broker_breaker().allow():
         return 0, True
     now = timezone.now()
     token = secrets.token_hex(16)
@@ -197,14 +199,14 @@ def _publish_chunk(ids: list[int]) -> tuple[int, bool]:
         elif eager or isinstance(error, _Unreadable):  # it ran (and failed), or never can
             _mark_sent([message.pk], now, error=error)
         else:
-            _broker().failure(error, during=f"publishing {message.task}")
+            broker_breaker().failure(error, during=f"publishing {message.task}")
             _retry_later(message, now, error)
             broker_down = True
             break
     if done:
         _mark_sent(done, now)
         if not eager:
-            _broker().success()
+            broker_breaker().success()
     if broker_down:  # the rest of the chunk waits for the drain
         OutboxMessage.objects.filter(claim_token=token, sent_at__isnull=True).update(
             claimed_until=None, claim_token=""

@@ -153,13 +153,15 @@ def broker_at(url: str):
 @pytest.fixture
 def redis_broker(redis_server):
     """The cache and the broker are our Redis, as in production (one REDIS_URL)."""
+    # broker_at first: Celery reads unset options from Django's settings as they are now, so it
+    # must note the broker of the suite before override_settings changes it.
     with (
+        broker_at(redis_server.url),
         override_settings(
             CACHES=redis_cache_settings(redis_server.url),
             CELERY_TASK_ALWAYS_EAGER=False,
             CELERY_BROKER_URL=redis_server.url,
         ),
-        broker_at(redis_server.url),
     ):
         yield redis_server
 

@@ -49,12 +49,13 @@ def test_a_rolled_back_status_change_sends_nothing():
     order = make_order(line(lamp, 4))
     with (
         on_commit() as callbacks,
-        mock.patch.object(tasks.release_stock, "delay") as delay,
+        mock.patch.object(tasks.release_stock, "apply_async") as publish,
         pytest.raises(RuntimeError),
     ):
         _cancel_then_fail(order)
     assert callbacks == []
-    delay.assert_not_called()
+    publish.assert_not_called()
+    assert not OutboxMessage.objects.exists()
     assert Order.objects.get(pk=order.pk).status == "pending"
     assert stock_of(lamp) == 6
 
