@@ -14,6 +14,8 @@ import time_machine
 from celery.app.task import Task
 from django.core import mail
 from django.db import transaction
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from common import breaker, outbox
@@ -21,6 +23,7 @@ from common.email import send_templated_email
 from common.models import DoneMarker, OutboxMessage, WorkerHeartbeat
 from common.tasks import purge_outbox, send_email
 from config.celery import app as celery_app
+from tests.accounts.factories import UserFactory
 from tests.outbox import broker_down
 
 pytestmark = pytest.mark.django_db
@@ -252,3 +255,52 @@ def test_the_breakers_close_again():
     circuit.success()
     assert circuit.allow() is True
     assert circuit.is_open is False
+
+
+@pytest.fixture
+def staff_client():
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+def _csrf(client) -> str:
+    client.get(reverse("admin:common_outboxmessage_changelist"))
+    return client.cookies["csrftoken"].value
+
+
+def test_staff_see_what_waits_without_its_arguments(staff_client):
+    waiting = OutboxMessage.objects.create(
+        task="common.send_email", payload=outbox._seal([], {"body": "secret-token"})
+    )
+    OutboxMessage.objects.create(task=PING, payload=b"", sent_at=timezone.now())
+    listing = staff_client.get(
+        reverse("admin:common_outboxmessage_changelist"), {"state": "waiting"}
+    )
+    assert listing.status_code == 200
+    assert list(listing.context["cl"].result_list) == [waiting]
+    page = staff_client.get(reverse("admin:common_outboxmessage_change", args=[waiting.pk]))
+    assert page.status_code == 200
+    assert b"secret-token" not in page.content
+    assert b"payload" not in page.content.lower()
+    add = staff_client.get(reverse("admin:common_outboxmessage_add"))
+    assert add.status_code == 403
+
+
+def test_staff_may_publish_waiting_rows_now(staff_client, ran):
+    row = OutboxMessage.objects.create(
+        task=PING, payload=outbox._seal([], {}), due_at=timezone.now() + timedelta(hours=1)
+    )
+    response = staff_client.post(
+        reverse("admin:common_outboxmessage_changelist"),
+        {
+            "action": "publish_now",
+            "_selected_action": [row.pk],
+            "csrfmiddlewaretoken": _csrf(staff_client),
+        },
+    )
+    assert response.status_code == 302
+    row.refresh_from_db()
+    assert row.sent_at is not None
+    assert row.due_at <= timezone.now()  # published now, not with an hour's countdown
+    assert [name for name, _a, _k in ran] == [PING]
