@@ -59,7 +59,6 @@ class OutboxMessage(models.Model):
     claimed_until = models.DateTimeField(
         null=True, blank=True, help_text="A publisher is sending it until then"
     )
-    claim_token = models.CharField(max_length=32, blank=True, default="")
     sent_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0, help_text="Failed publish attempts")
     last_error = models.CharField(max_length=500, blank=True, default="")
@@ -77,11 +76,6 @@ class OutboxMessage(models.Model):
                 name="common_outbox_dedupe",
             ),
             models.Index(fields=["sent_at"], name="common_outbox_sent"),
-            models.Index(
-                fields=["claim_token"],
-                condition=~models.Q(claim_token=""),
-                name="common_outbox_claim",
-            ),
         ]
 
     def __str__(self) -> str:

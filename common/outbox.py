@@ -27,7 +27,6 @@ import base64
 import hmac
 import json
 import logging
-import secrets
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -116,8 +115,9 @@ def enqueue(
     `args` and `kwargs` must be JSON values. `countdown` delays the task that many seconds.
     `dedupe_key` (naming the task and its arguments, e.g. "store_orders.release_stock:12"):
     while a row with that key waits to be published, this enqueue joins it instead of adding
-    another; the waiting row is locked until this transaction ends, so its task cannot run
-    before what this transaction wrote is visible.
+    another. The joined row stays locked until this transaction ends, and publishers skip
+    locked rows, so it is published by this transaction's commit, after what it wrote is
+    visible. Nothing here waits on a lock: a row another transaction holds is not joined.
     """
     task_named(task)  # a wrong name or argument fails here, before anything is written
     payload = _seal(list(args), dict(kwargs or {}))
@@ -127,7 +127,7 @@ def enqueue(
         message = None
         if dedupe_key:
             message = (
-                OutboxMessage.objects.select_for_update()
+                OutboxMessage.objects.select_for_update(skip_locked=True)
                 .filter(task=task, dedupe_key=dedupe_key, sent_at__isnull=True)
                 .filter(_unclaimed(now))
                 .order_by("id")
@@ -185,11 +185,15 @@ def _publish_chunk(ids: list[int]) -> tuple[int, bool]:
     if not eager and not broker_breaker().allow():
         return 0, True
     now = timezone.now()
-    token = secrets.token_hex(16)
-    OutboxMessage.objects.filter(pk__in=ids, sent_at__isnull=True).filter(_unclaimed(now)).update(
-        claimed_until=now + CLAIM_LEASE, claim_token=token
-    )
-    claimed = list(OutboxMessage.objects.filter(claim_token=token).order_by("due_at", "id"))
+    with transaction.atomic():  # claim what nobody holds; a row being joined is skipped
+        free = list(
+            OutboxMessage.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=ids, sent_at__isnull=True)
+            .filter(_unclaimed(now))
+            .values_list("pk", flat=True)
+        )
+        OutboxMessage.objects.filter(pk__in=free).update(claimed_until=now + CLAIM_LEASE)
+    claimed = list(OutboxMessage.objects.filter(pk__in=free).order_by("due_at", "id"))
     done: list[int] = []
     broker_down = False
     for message in claimed:
@@ -208,9 +212,7 @@ def _publish_chunk(ids: list[int]) -> tuple[int, bool]:
         if not eager:
             broker_breaker().success()
     if broker_down:  # the rest of the chunk waits for the drain
-        OutboxMessage.objects.filter(claim_token=token, sent_at__isnull=True).update(
-            claimed_until=None, claim_token=""
-        )
+        OutboxMessage.objects.filter(pk__in=free, sent_at__isnull=True).update(claimed_until=None)
     return len(done), broker_down
 
 
@@ -241,7 +243,7 @@ def _describe(error: Exception | None) -> str:
 
 def _mark_sent(ids: list[int], now, *, error: Exception | None = None) -> None:
     OutboxMessage.objects.filter(pk__in=ids).update(
-        sent_at=now, claimed_until=None, claim_token="", payload=b"", last_error=_describe(error)
+        sent_at=now, claimed_until=None, payload=b"", last_error=_describe(error)
     )
 
 
@@ -249,7 +251,6 @@ def _retry_later(message: OutboxMessage, now, error: Exception) -> None:
     wait = timedelta(seconds=min(2 ** (message.attempts + 1), MAX_BACKOFF_SECONDS))
     OutboxMessage.objects.filter(pk=message.pk).update(
         claimed_until=None,
-        claim_token="",
         attempts=F("attempts") + 1,
         due_at=max(message.due_at, now + wait),
         last_error=_describe(error),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
+import threading
 import time
 from datetime import timedelta
 from unittest import mock
@@ -13,7 +14,7 @@ import pytest
 import time_machine
 from celery.app.task import Task
 from django.core import mail
-from django.db import transaction
+from django.db import connections, transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -24,6 +25,7 @@ from common.models import DoneMarker, OutboxMessage, WorkerHeartbeat
 from common.tasks import purge_outbox, send_email
 from config.celery import app as celery_app
 from tests.accounts.factories import UserFactory
+from tests.concurrency import requires_postgres
 from tests.outbox import broker_down
 
 pytestmark = pytest.mark.django_db
@@ -304,3 +306,36 @@ def test_staff_may_publish_waiting_rows_now(staff_client, ran):
     assert row.sent_at is not None
     assert row.due_at <= timezone.now()  # published now, not with an hour's countdown
     assert [name for name, _a, _k in ran] == [PING]
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_row_being_joined_is_published_by_the_joining_commit_and_nobody_waits(ran):
+    with broker_down():
+        outbox.enqueue(PING, dedupe_key="ping:1")  # committed; its publish failed: it waits
+    joined, release = threading.Event(), threading.Event()
+
+    def join_then_commit() -> None:
+        try:
+            with transaction.atomic():
+                outbox.enqueue(PING, dedupe_key="ping:1")  # joins, and holds, the waiting row
+                joined.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    joiner = threading.Thread(target=join_then_commit)
+    joiner.start()
+    assert joined.wait(10)
+    started = time.monotonic()
+    assert outbox.drain() == 0  # skips the held row instead of waiting for it
+    with broker_down():  # a third transaction does not wait either: it adds a row of its own
+        outbox.enqueue(PING, dedupe_key="ping:1")
+    assert time.monotonic() - started < 1
+    assert ran == []  # the task does not run before the joining transaction's writes are in
+    release.set()
+    joiner.join(10)
+    assert len(ran) == 1  # published by the joiner's commit
+    first, third = OutboxMessage.objects.order_by("id")
+    assert first.sent_at is not None
+    assert third.sent_at is None  # the third's own row waits for the broker
