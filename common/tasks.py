@@ -8,7 +8,7 @@ from datetime import timedelta
 from celery import shared_task
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
 from common import idempotency, outbox
@@ -28,7 +28,7 @@ def ping() -> str:
 
 @shared_task(
     name="common.send_email",
-    autoretry_for=(smtplib.SMTPException, OSError),
+    autoretry_for=(smtplib.SMTPException, OSError, OperationalError),
     retry_backoff=30,
     retry_backoff_max=1800,
     retry_jitter=True,
