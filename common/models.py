@@ -31,3 +31,74 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.key_hash[:12]} ({self.state})"
+
+
+class OutboxMessage(models.Model):
+    """A task to publish to the broker, written in the transaction of the change it follows.
+
+    The row commits with the business write or not at all; on commit the publisher hands the
+    task to the broker and marks the row sent. A row the broker did not take (down, frozen)
+    waits until it is due again and the beat's drain publishes it (common.outbox). Tasks are
+    idempotent, so the rare double publish (a publisher that died between the broker's
+    acceptance and the mark) is harmless.
+
+    The arguments are stored encrypted (they can carry an e-mail with a one-time link) and are
+    emptied once the task is sent; sent rows are purged after a day.
+    """
+
+    task = models.CharField(max_length=200, help_text="Registered Celery task name")
+    payload = models.BinaryField(help_text="Encrypted JSON {args, kwargs}; emptied once sent")
+    dedupe_key = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        help_text="While a row with this key waits, a new enqueue with it joins that row",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    due_at = models.DateTimeField(default=timezone.now)
+    claimed_until = models.DateTimeField(
+        null=True, blank=True, help_text="A publisher is sending it until then"
+    )
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="Failed publish attempts")
+    last_error = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["due_at", "id"],
+                condition=models.Q(sent_at__isnull=True),
+                name="common_outbox_unsent",
+            ),
+            models.Index(
+                fields=["dedupe_key"],
+                condition=models.Q(sent_at__isnull=True) & ~models.Q(dedupe_key=""),
+                name="common_outbox_dedupe",
+            ),
+            models.Index(fields=["sent_at"], name="common_outbox_sent"),
+        ]
+
+    def __str__(self) -> str:
+        state = "sent" if self.sent_at else "waiting"
+        return f"{self.task} #{self.pk} ({state})"
+
+
+class DoneMarker(models.Model):
+    """A unit of work that must happen once (e.g. one e-mail), recorded before it is done so
+    that a redelivered task finds it and does nothing."""
+
+    key = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class WorkerHeartbeat(models.Model):
+    """When a Celery worker last ran the beat's heartbeat task (shown by /healthz)."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} at {self.seen_at:%Y-%m-%d %H:%M:%S}"

@@ -1,7 +1,8 @@
 """The Celery application.
 
 The broker is REDIS_URL. Without it (the embedded default) tasks run eagerly in the calling
-process, so the service works with no broker at all.
+process, so the service works with no broker at all. Tasks are sent through the database
+outbox (common.outbox.enqueue), which the beat drains when a publish at commit failed.
 """
 
 import os
@@ -18,6 +19,20 @@ app.autodiscover_tasks()
 # Periodic work, one entry per job; every task is idempotent, so a missed or doubled beat is
 # harmless.
 app.conf.beat_schedule = {
+    # Outbox: tasks whose publish at commit failed (broker down) are published when due.
+    "drain-outbox": {
+        "task": "common.drain_outbox",
+        "schedule": 10.0,
+    },
+    # The worker's heartbeat, shown by /healthz (seen within HEARTBEAT_STALE: up).
+    "worker-heartbeat": {
+        "task": "common.heartbeat",
+        "schedule": 30.0,
+    },
+    "purge-outbox": {
+        "task": "common.purge_outbox",
+        "schedule": crontab(minute=29),
+    },
     "purge-idempotency-keys": {
         "task": "common.purge_idempotency_keys",
         "schedule": crontab(minute=17),

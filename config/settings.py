@@ -120,6 +120,12 @@ if DATABASE_URL:
         )
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
+    if _db["ENGINE"] == "django.db.backends.postgresql":
+        # An unreachable server fails a request (and /healthz answers 503) in seconds, not
+        # after the operating system's TCP timeout.
+        _db.setdefault("OPTIONS", {}).setdefault(
+            "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+        )
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _db = {
@@ -138,13 +144,26 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, Celery ----------------------------------------------------------------------------
 
+# Redis (cache and broker) is best-effort; the database is the truth. Redis answers in well under
+# a millisecond, so an answer slower than these timeouts means it is down or frozen: the cache
+# then answers misses and drops writes, and publishing falls back to the outbox (common.outbox).
+# After a failure each is skipped for REDIS_BREAKER_SECONDS, so an outage costs one timeout per
+# process every few seconds, not one per call.
 REDIS_URL = env_str("REDIS_URL")
+CACHE_SOCKET_TIMEOUT = env_int("CACHE_SOCKET_TIMEOUT_MS", 250, minimum=10) / 1000
+BROKER_SOCKET_TIMEOUT = env_int("BROKER_SOCKET_TIMEOUT_MS", 500, minimum=10) / 1000
+REDIS_BREAKER_SECONDS = env_int("REDIS_BREAKER_SECONDS", 5, minimum=1)
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "common.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "emporion",
+            "OPTIONS": {
+                "socket_connect_timeout": CACHE_SOCKET_TIMEOUT,
+                "socket_timeout": CACHE_SOCKET_TIMEOUT,
+                "breaker_seconds": REDIS_BREAKER_SECONDS,
+            },
         }
     }
 else:
@@ -160,7 +179,22 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300, minimum=1)
 # No countdown may be longer than this; long waits live in the database instead.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    "socket_connect_timeout": BROKER_SOCKET_TIMEOUT,
+    "socket_timeout": BROKER_SOCKET_TIMEOUT,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_SOCKET_TIMEOUT
+CELERY_REDIS_SOCKET_TIMEOUT = BROKER_SOCKET_TIMEOUT
+# A publish retries once at once, then gives up: the message waits in the outbox, which the
+# beat drains (common.outbox), so a request never waits on a dead broker.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.1,
+    "interval_max": 0.1,
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
 

@@ -5,7 +5,8 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.admin_login import admin_login
-from common.views import HealthView, api_not_found
+from common.health import HealthView
+from common.views import api_not_found
 from licensing.sandbox_views import SandboxCheckoutView
 from store.pages import OrderReceivedPage
 

@@ -3,6 +3,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
+from common import breaker
 from config.celery import app as celery_app
 
 
@@ -28,10 +29,13 @@ def _eager_tasks(request):
 
 @pytest.fixture(autouse=True)
 def _empty_cache():
-    """Rate-limit counters and markers live in the cache: every test starts from zero."""
+    """Rate-limit counters and markers live in the cache: every test starts from zero, and
+    with no service skipped by a circuit breaker another test tripped (common.breaker)."""
+    breaker.reset_all()
     cache.clear()
     yield
     cache.clear()
+    breaker.reset_all()
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ listener call these).
 Delivery, at least once:
 
 1. `emit` records one `Delivery` per subscribed, active webhook inside the caller's transaction
-   and enqueues a task for each on commit; a rolled-back event sends nothing.
+   and enqueues a task for each through the outbox (common.outbox: published on commit, or by
+   the beat once a broker that was down is back); a rolled-back event sends nothing.
 2. `delivery_attempt` (the task) *claims* the due attempt under a row lock with a lease, sends
    outside any transaction, then *records* the result and decides what comes next. A task that
    finds the delivery succeeded, not due, or leased by another worker does nothing, so a
@@ -31,6 +32,7 @@ from django.db.models import Q, Subquery
 from django.utils import timezone
 
 from accounts.models import User
+from common import outbox
 from common.email import send_templated_email
 from common.errors import ServiceError, ValidationFailed
 from webhooks import net, sender, signing
@@ -62,6 +64,7 @@ COUNTDOWN_MAX = dt.timedelta(seconds=60)
 # A due delivery whose task has not claimed it this long after dispatch is dispatched again.
 REDISPATCH_AFTER = dt.timedelta(minutes=5)
 DISPATCH_BATCH = 500
+DELIVER_TASK = "webhooks.deliver"
 
 _random = secrets.SystemRandom()
 
@@ -272,20 +275,17 @@ def emit_many(events: list[tuple[User, str, dict]]) -> list[Delivery]:
             for webhook in subscribed
         )
     deliveries = Delivery.objects.bulk_create(rows)
-    for delivery in deliveries:
-        _enqueue_on_commit(delivery.pk)
+    outbox.enqueue_many(DELIVER_TASK, [(delivery.pk,) for delivery in deliveries])
     return deliveries
 
 
 def _enqueue_on_commit(delivery_id: int, countdown: float | None = None) -> None:
-    from webhooks.tasks import deliver
-
-    def enqueue() -> None:
-        deliver.apply_async(args=(delivery_id,), countdown=countdown)
-
-    # robust: a broker hiccup must not fail the caller's committed request; the delivery is in
-    # the database and the beat task dispatches it again.
-    transaction.on_commit(enqueue, robust=True)
+    outbox.enqueue(
+        DELIVER_TASK,
+        args=(delivery_id,),
+        countdown=countdown,
+        dedupe_key=f"{DELIVER_TASK}:{delivery_id}",
+    )
 
 
 # --- Attempts -----------------------------------------------------------------------------------

@@ -7,13 +7,23 @@ otherwise (the address is REMOTE_ADDR, or the X-Forwarded-For hop that NUM_PROXI
 The window opens at the first counted request and lasts the rate's period; the counter is
 incremented atomically (cache.add + cache.incr), so concurrent requests cannot slip past the
 limit the way a read-modify-write history list can.
+
+While the cache is unreachable the limits fail open: the request is let through and a warning
+is logged. A limit is a defence against abuse, not a rule of the data; refusing every login
+because Redis is down would turn a cache outage into a full outage.
 """
 
 from __future__ import annotations
 
+import logging
+
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from common.cache import CacheUnavailable
+
+logger = logging.getLogger(__name__)
 
 
 class ScopedRateThrottle(SimpleRateThrottle):
@@ -39,19 +49,31 @@ class ScopedRateThrottle(SimpleRateThrottle):
 
         key = f"throttle:{self.scope}:{self.identity(request)}"
         now = self.timer()
-        self.cache.add(f"{key}:start", now, self.duration)
-        self.cache.add(key, 0, self.duration)
         try:
-            count = self.cache.incr(key)
-        except ValueError:  # the window closed between add and incr
-            self.cache.set(f"{key}:start", now, self.duration)
-            self.cache.set(key, 1, self.duration)
-            count = 1
+            count = self._count(key, now)
+        except CacheUnavailable:
+            logger.warning(
+                "rate limit %r not enforced for %s: the cache is unreachable",
+                self.scope,
+                request.path,
+            )
+            return True
         if count <= self.num_requests:
             return True
         started = self.cache.get(f"{key}:start", now)
         self._wait = max(1.0, started + self.duration - now)
         return False
+
+    def _count(self, key: str, now: float) -> int:
+        """This request's number in the current window (opening one if none is open)."""
+        self.cache.add(f"{key}:start", now, self.duration)
+        self.cache.add(key, 0, self.duration)
+        try:
+            return self.cache.incr(key)
+        except ValueError:  # the window closed between add and incr
+            self.cache.set(f"{key}:start", now, self.duration)
+            self.cache.set(key, 1, self.duration)
+            return 1
 
     def get_rate(self) -> str:
         # Read at request time (the base class binds the rates at import).

@@ -5,6 +5,11 @@ keyed by family, version and a digest of the request's arguments. `bump()` repla
 at once and again when the surrounding transaction commits, so a reader that saw the old rows
 before the commit cannot leave them cached under the new version. Reading a cached entry costs
 two cache round trips and no database query.
+
+The cache is best-effort (common.cache): while it is unreachable there is no version token, so
+`key()` answers None and callers read uncached. A bump dropped during an outage could leave a
+frozen-then-thawed Redis serving old entries; the token therefore lives at most
+STORE_CATALOG_CACHE_SECONDS, which bounds that staleness like an entry's own lifetime.
 """
 
 from __future__ import annotations
@@ -24,22 +29,30 @@ class VersionedCache:
         self.family = family
         self._version_key = f"store:{family}:version"
 
-    def version(self) -> str:
+    def version(self) -> str | None:
+        """The family's current token; None while the cache is unreachable (read uncached)."""
         token = cache.get(self._version_key)
         if token is None:
-            cache.add(self._version_key, uuid.uuid4().hex, None)
+            cache.add(self._version_key, uuid.uuid4().hex, _token_lifetime())
             token = cache.get(self._version_key)
         return token
 
     def bump(self) -> None:
-        cache.set(self._version_key, uuid.uuid4().hex, None)
-        transaction.on_commit(lambda: cache.set(self._version_key, uuid.uuid4().hex, None))
+        cache.set(self._version_key, uuid.uuid4().hex, _token_lifetime())
+        transaction.on_commit(
+            lambda: cache.set(self._version_key, uuid.uuid4().hex, _token_lifetime()),
+            robust=True,
+        )
 
-    def key(self, args: dict) -> str:
+    def key(self, args: dict) -> str | None:
+        """The entry's key under the current version; None: do not use the cache now."""
+        version = self.version()
+        if version is None:
+            return None
         digest = hashlib.sha256(
             json.dumps(args, sort_keys=True, default=str, separators=(",", ":")).encode()
         ).hexdigest()[:40]
-        return f"store:{self.family}:{self.version()}:{digest}"
+        return f"store:{self.family}:{version}:{digest}"
 
     def get(self, key: str):
         return cache.get(key)
@@ -48,6 +61,10 @@ class VersionedCache:
         timeout = settings.STORE_CATALOG_CACHE_SECONDS
         if timeout:
             cache.set(key, value, timeout)
+
+
+def _token_lifetime() -> int | None:
+    return settings.STORE_CATALOG_CACHE_SECONDS or None
 
 
 # --- Process-local copies of small versioned entries (cart pricing tables) ---------------------
@@ -67,6 +84,8 @@ def cached_copy(family: VersionedCache, name: str, load):
     entry, which bounds staleness where each process has its own cache (no REDIS_URL).
     """
     version = family.version()
+    if version is None:  # the cache is unreachable: read the database, keep nothing
+        return load()
     slot = f"{family.family}:{name}"
     now = time.time()
     copy = _copies.get(slot)

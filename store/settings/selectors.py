@@ -1,7 +1,10 @@
 """Reading store settings: defaults merged with the stored values, cached.
 
 All sections are read in one query and kept in the cache until a write replaces them, so the
-hot paths (every product list reads the inventory section) cost no query.
+hot paths (every product list reads the inventory section) cost no query. The cache is
+best-effort (common.cache): while it is unreachable every read falls back to the database. An
+entry lives at most CACHE_SECONDS, which bounds how long an invalidation dropped during an
+outage can leave old values in a Redis that comes back with its data.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from store.settings.models import SettingsSection
 logger = logging.getLogger(__name__)
 
 CACHE_KEY = "store:settings:all"
+CACHE_SECONDS = 300
 
 
 def _clean(section: registry.Section, stored: dict) -> dict:
@@ -41,16 +45,16 @@ def _load() -> dict[str, dict]:
     }
 
 
-def _cache_key() -> str:
+def cache_key() -> str:
     return f"{CACHE_KEY}:{registry.signature()}"
 
 
 def get_all() -> dict[str, dict]:
-    key = _cache_key()
+    key = cache_key()
     values = cache.get(key)
     if values is None or set(values) != set(registry.SECTIONS):
         values = _load()
-        cache.set(key, values, None)
+        cache.set(key, values, CACHE_SECONDS)
     return values
 
 
@@ -66,4 +70,4 @@ def get_value(section: str, key: str):
 
 
 def invalidate() -> None:
-    cache.delete(_cache_key())
+    cache.delete(cache_key())

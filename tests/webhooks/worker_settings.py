@@ -9,6 +9,7 @@ the beat task re-dispatches a stalled delivery after 5 minutes).
 from config.settings import *  # noqa: F403
 
 CELERY_BROKER_TRANSPORT_OPTIONS = {
+    **CELERY_BROKER_TRANSPORT_OPTIONS,  # noqa: F405
     "visibility_timeout": 2,
     "unacked_restore_interval": 1,
     "unacked_restore_throttle": 1,

@@ -7,11 +7,13 @@ holds nothing. What it holds is read from the ledger (its movements, per line an
 - Taking is synchronous and atomic with the check (`take_stock`): creating an order, adding or
   raising a line, and leaving a terminal status lock the products and levels concerned and
   refuse (409 `insufficient_stock`) rather than oversell, unless the item allows backorders.
-- Giving back runs in a Celery task enqueued on commit (`schedule_release` ->
-  tasks.release_stock -> `order_stock_release`): it locks the order, compares what the order
-  holds with what it should hold now, and returns the difference. A second run, or a second
-  worker on the same order, finds nothing to return, so stock moves once. A database flag
-  (`stock_release_pending`) keeps the intent if the broker is unreachable; beat re-enqueues.
+- Giving back runs in a Celery task sent through the outbox on commit (`schedule_release` ->
+  the `store_orders.release_stock` task -> `order_stock_release`): it locks the order,
+  compares what the order holds with what it should hold now, and returns the difference. A
+  second run, or a second worker on the same order, finds nothing to return, so stock moves
+  once. The outbox row publishes it once the broker is reachable; a database flag
+  (`stock_release_pending`) also keeps the intent, and beat re-enqueues orders whose release
+  never ran (e.g. a message the broker lost).
 - Deleting an order returns its stock in the deleting transaction, before the order goes.
 
 Every movement's idempotency key is `order:<id>:<revision>:<line>:<level>`; the revision
@@ -25,12 +27,14 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from common import outbox
 from store.inventory import services as inventory
 from store.inventory.choices import MovementReason
 from store.orders.choices import OrderStatus, holds_stock
 from store.orders.models import Order, OrderItem
 
 REFERENCE_TYPE = "order"
+RELEASE_TASK = "store_orders.release_stock"
 
 RELEASE_REASONS = {
     OrderStatus.CANCELLED: MovementReason.ORDER_CANCELLED,
@@ -144,17 +148,16 @@ def release_stock(order: Order, *, reason: str, actor=None, everything: bool = F
     return count
 
 
+def _enqueue_release(order_id: int) -> None:
+    outbox.enqueue(RELEASE_TASK, args=(order_id,), dedupe_key=f"{RELEASE_TASK}:{order_id}")
+
+
 def schedule_release(order: Order) -> None:
     """Record that the order owes stock back and enqueue the worker once this commits."""
-    from store.orders.tasks import release_stock as task
-
     if not order.stock_release_pending:
         Order.objects.filter(pk=order.pk).update(stock_release_pending=True)
         order.stock_release_pending = True
-    order_id = order.pk
-    # robust: a broker that is down must not fail the committed request; the flag stays set
-    # and beat (release_due) enqueues the order again.
-    transaction.on_commit(lambda: task.delay(order_id), robust=True)
+    _enqueue_release(order.pk)
 
 
 def release_reason(order: Order) -> str:
@@ -171,9 +174,7 @@ def order_stock_release(*, order_id: int) -> int:
 
 
 def release_due(*, older_than: timedelta = timedelta(minutes=1)) -> int:
-    """Beat: enqueue the orders whose release was recorded but has not run (broker outage)."""
-    from store.orders.tasks import release_stock as task
-
+    """Beat: enqueue the orders whose release was recorded but has not run (a lost message)."""
     cutoff = timezone.now() - older_than
     ids = list(
         Order.objects.filter(stock_release_pending=True, updated_at__lt=cutoff).values_list(
@@ -181,5 +182,5 @@ def release_due(*, older_than: timedelta = timedelta(minutes=1)) -> int:
         )[:500]
     )
     for order_id in ids:
-        task.delay(order_id)
+        _enqueue_release(order_id)
     return len(ids)

@@ -53,7 +53,7 @@ def test_two_workers_releasing_one_order_move_stock_once():
     lamp = stocked(stock=10)
     mug = stocked(title="Mug", stock=10)
     order = make_order(line(lamp, 4), line(mug, 1))
-    with mock.patch.object(tasks.release_stock, "delay"):  # the task has not run yet
+    with mock.patch.object(tasks.release_stock, "apply_async"):  # the task has not run yet
         services.order_status_set(order_id=order.pk, status="cancelled")
     assert (stock_of(lamp), stock_of(mug)) == (6, 9)
     results = race(*[lambda: tasks.release_stock(order.pk)] * 4)

@@ -13,10 +13,13 @@ import time_machine
 from django.db import transaction
 from django.utils import timezone
 
+from common import outbox
+from common.models import OutboxMessage
 from store.inventory.models import StockMovement
 from store.orders import services, tasks
 from store.orders.models import Order
 from tests.concurrency import requires_postgres
+from tests.outbox import broker_down
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
 from tests.webhooks.test_worker import Worker, wait_until
 
@@ -46,12 +49,13 @@ def test_a_rolled_back_status_change_sends_nothing():
     order = make_order(line(lamp, 4))
     with (
         on_commit() as callbacks,
-        mock.patch.object(tasks.release_stock, "delay") as delay,
+        mock.patch.object(tasks.release_stock, "apply_async") as publish,
         pytest.raises(RuntimeError),
     ):
         _cancel_then_fail(order)
     assert callbacks == []
-    delay.assert_not_called()
+    publish.assert_not_called()
+    assert not OutboxMessage.objects.exists()
     assert Order.objects.get(pk=order.pk).status == "pending"
     assert stock_of(lamp) == 6
 
@@ -90,22 +94,44 @@ def test_an_unreachable_broker_loses_nothing(manager_client):
 
     lamp = stocked(stock=10)
     order = make_order(line(lamp, 4))
-    with (
-        mock.patch.object(tasks.release_stock, "delay", side_effect=OSError("broker down")),
-        on_commit(),
-    ):
-        response = manager_client.patch(
-            f"{API}/orders/{order.pk}/status", {"status": "cancelled"}, format="json"
-        )
-    assert response.status_code == 200  # committed; the send failed after
+    with broker_down() as publish:
+        with on_commit():
+            response = manager_client.patch(
+                f"{API}/orders/{order.pk}/status", {"status": "cancelled"}, format="json"
+            )
+        assert response.status_code == 200  # committed; the publish failed after
+        assert publish.call_count == 1
+        assert stock_of(lamp) == 6
+        assert Order.objects.get(pk=order.pk).stock_release_pending is True
+        waiting = OutboxMessage.objects.get(task="store_orders.release_stock", sent_at=None)
+        assert waiting.attempts == 1
+        # The beat's look for lost releases joins the waiting message instead of adding one
+        # (and, the broker being skipped for a few seconds, does not even try to publish).
+        with time_machine.travel(timezone.now() + timedelta(minutes=2)), on_commit():
+            assert services.release_due() == 1
+        assert publish.call_count == 1
+    assert OutboxMessage.objects.filter(task="store_orders.release_stock").count() == 1
     assert stock_of(lamp) == 6
-    assert Order.objects.get(pk=order.pk).stock_release_pending is True
-    assert services.release_due() == 0  # only orders waiting longer than a minute
-    with time_machine.travel(timezone.now() + timedelta(minutes=2)):
-        assert services.release_due() == 1  # beat: enqueued again (eager here)
+    # The broker is back: the beat's drain publishes it (eager here), once.
+    with on_commit():
+        assert outbox.drain() == 1
     assert stock_of(lamp) == 10
     assert Order.objects.get(pk=order.pk).stock_release_pending is False
+    assert outbox.drain() == 0
     assert tasks.release_due() == 0
+
+
+@pytest.mark.django_db
+def test_a_release_whose_message_was_lost_is_enqueued_again():
+    lamp = stocked(stock=10)
+    order = make_order(line(lamp, 4))
+    services.order_status_set(order_id=order.pk, status="cancelled")  # not committed: not sent
+    OutboxMessage.objects.all().delete()  # as if the broker had lost the message
+    assert services.release_due() == 0  # only orders waiting longer than a minute
+    with time_machine.travel(timezone.now() + timedelta(minutes=2)), on_commit():
+        assert services.release_due() == 1
+    assert stock_of(lamp) == 10
+    assert Order.objects.get(pk=order.pk).stock_release_pending is False
 
 
 @pytest.mark.django_db

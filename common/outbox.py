@@ -1,0 +1,290 @@
+"""Background work, enqueued through a database outbox: the one way the project sends a task.
+
+`enqueue("app.task_name", args=..., kwargs=...)` writes an `OutboxMessage` row in the caller's
+transaction (the same one as the business write), and once that transaction commits tries to
+publish the task and marks the row sent. A rolled-back transaction leaves no row and sends
+nothing. A broker that is down or frozen fails the publish quickly (short socket timeouts, one
+retry, config/settings.py) and trips a circuit breaker, so later publishes skip it for a few
+seconds instead of waiting again; the row waits, and the beat's `common.drain_outbox` task
+(every 10 s) publishes what is due once the broker is back. A request never fails or hangs
+because the broker does.
+
+Tasks are named, not imported: services do not import their app's tasks module (which imports
+them), so there is no import circle between the two.
+
+Delivery is at least once: a publisher that dies after the broker took the task and before the
+row is marked sent leaves it to be published again after its claim lapses. Every task is
+idempotent (it records what it did), so a double publish is harmless.
+
+Without a broker (the embedded default: eager Celery) "publishing" runs the task in the
+process at commit, as before; a task that raises is logged and its row still counts as sent
+(the task ran; retrying is the task's own business).
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import logging
+from collections.abc import Iterable
+from datetime import timedelta
+
+from celery import current_app as app
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Min, Q
+from django.utils import timezone
+
+from common.breaker import breaker
+from common.models import OutboxMessage
+
+logger = logging.getLogger(__name__)
+
+# A publisher owns a claimed row this long; a row still claimed after it is published again.
+CLAIM_LEASE = timedelta(seconds=60)
+# Rows due within this much of now are published by the drain, with the rest as a countdown.
+DRAIN_AHEAD = timedelta(seconds=10)
+DRAIN_BATCH = 500
+PUBLISH_CHUNK = 500
+MAX_BACKOFF_SECONDS = 300
+SENT_KEPT = timedelta(days=1)
+
+
+def broker_breaker():
+    """The process's circuit breaker of the broker (also read by the health check)."""
+    return breaker("the broker", settings.REDIS_BREAKER_SECONDS)
+
+
+def _eager() -> bool:
+    return bool(app.conf.task_always_eager)
+
+
+def task_named(name: str):
+    """The registered Celery task `name` (importing every app's tasks module on first use)."""
+    task = app.tasks.get(name)
+    if task is None:
+        app.loader.import_default_modules()
+        task = app.tasks.get(name)
+    if task is None:
+        raise LookupError(f"No Celery task is registered as {name!r}.")
+    return task
+
+
+# --- The payload, encrypted at rest ---------------------------------------------------------------
+
+
+def _fernet() -> MultiFernet:
+    keys = [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])]
+    return MultiFernet(
+        [
+            Fernet(base64.urlsafe_b64encode(hmac.new(key.encode(), b"outbox", "sha256").digest()))
+            for key in keys
+        ]
+    )
+
+
+def _seal(args: list, kwargs: dict) -> bytes:
+    data = json.dumps({"args": args, "kwargs": kwargs}, separators=(",", ":"))
+    return _fernet().encrypt(data.encode())
+
+
+def _open(payload) -> tuple[list, dict]:
+    data = json.loads(_fernet().decrypt(bytes(payload)))
+    return data["args"], data["kwargs"]
+
+
+# --- Enqueue and publish -----------------------------------------------------------------------
+
+
+def _unclaimed(now) -> Q:
+    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+
+
+def enqueue(
+    task: str,
+    *,
+    args: tuple | list = (),
+    kwargs: dict | None = None,
+    countdown: float | None = None,
+    dedupe_key: str = "",
+) -> None:
+    """Send the task `task` once the current transaction commits (at once outside one).
+
+    `args` and `kwargs` must be JSON values. `countdown` delays the task that many seconds.
+    `dedupe_key` (naming the task and its arguments, e.g. "store_orders.release_stock:12"):
+    while a row with that key waits to be published, this enqueue joins it instead of adding
+    another. The joined row stays locked until this transaction ends, and publishers skip
+    locked rows, so it is published by this transaction's commit, after what it wrote is
+    visible. Nothing here waits on a lock: a row another transaction holds is not joined.
+    """
+    task_named(task)  # a wrong name or argument fails here, before anything is written
+    payload = _seal(list(args), dict(kwargs or {}))
+    now = timezone.now()
+    due = now + timedelta(seconds=countdown) if countdown else now
+    with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own
+        message = None
+        if dedupe_key:
+            message = (
+                OutboxMessage.objects.select_for_update(skip_locked=True)
+                .filter(task=task, dedupe_key=dedupe_key, sent_at__isnull=True)
+                .filter(_unclaimed(now))
+                .order_by("id")
+                .first()
+            )
+        if message is None:
+            message = OutboxMessage.objects.create(
+                task=task,
+                payload=payload,
+                dedupe_key=dedupe_key,
+                due_at=due,
+            )
+        elif due < message.due_at:
+            OutboxMessage.objects.filter(pk=message.pk).update(due_at=due)
+    _publish_on_commit([message.pk])
+
+
+def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
+    """`enqueue(task, args=args)` for each of `arg_lists`, in one INSERT (fresh work items: no
+    countdown, no dedupe key)."""
+    task_named(task)
+    now = timezone.now()
+    rows = OutboxMessage.objects.bulk_create(
+        OutboxMessage(task=task, payload=_seal(list(args), {}), created_at=now, due_at=now)
+        for args in arg_lists
+    )
+    if rows:
+        _publish_on_commit([row.pk for row in rows])
+
+
+def _publish_on_commit(ids: list[int]) -> None:
+    # robust: nothing that happens after the commit may fail the committed request.
+    transaction.on_commit(lambda: publish(ids), robust=True)
+
+
+def publish(ids: list[int]) -> int:
+    """Hand the waiting rows' tasks to the broker (or run them, eagerly) and mark them sent.
+
+    Answers how many were sent now. Skips rows another publisher holds or that were sent
+    meanwhile, and everything while the broker's breaker is open (the drain sends them later).
+    Stops at the first broker failure, releasing the rest for the drain.
+    """
+    sent = 0
+    for start in range(0, len(ids), PUBLISH_CHUNK):
+        chunk_sent, stopped = _publish_chunk(ids[start : start + PUBLISH_CHUNK])
+        sent += chunk_sent
+        if stopped:
+            break
+    return sent
+
+
+def _publish_chunk(ids: list[int]) -> tuple[int, bool]:
+    """Claim and publish one chunk of rows: (how many were sent, whether the broker failed)."""
+    eager = _eager()
+    if not eager and not broker_breaker().allow():
+        return 0, True
+    now = timezone.now()
+    with transaction.atomic():  # claim what nobody holds; a row being joined is skipped
+        free = list(
+            OutboxMessage.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=ids, sent_at__isnull=True)
+            .filter(_unclaimed(now))
+            .values_list("pk", flat=True)
+        )
+        OutboxMessage.objects.filter(pk__in=free).update(claimed_until=now + CLAIM_LEASE)
+    claimed = list(OutboxMessage.objects.filter(pk__in=free).order_by("due_at", "id"))
+    done: list[int] = []
+    broker_down = False
+    for message in claimed:
+        error = _send(message, now, eager=eager)
+        if error is None:
+            done.append(message.pk)
+        elif eager or isinstance(error, _Unreadable):  # it ran (and failed), or never can
+            _mark_sent([message.pk], now, error=error)
+        else:
+            broker_breaker().failure(error, during=f"publishing {message.task}")
+            _retry_later(message, now, error)
+            broker_down = True
+            break
+    if done:
+        _mark_sent(done, now)
+        if not eager:
+            broker_breaker().success()
+    if broker_down:  # the rest of the chunk waits for the drain
+        OutboxMessage.objects.filter(pk__in=free, sent_at__isnull=True).update(claimed_until=None)
+    return len(done), broker_down
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _send(message: OutboxMessage, now, *, eager: bool) -> Exception | None:
+    """Publish one claimed row; answers the error, or None once the broker took it."""
+    try:
+        args, kwargs = _open(message.payload)
+    except (InvalidToken, ValueError, KeyError) as exc:
+        logger.error("outbox message %s (%s) is unreadable; dropped", message.pk, message.task)
+        return _Unreadable(f"unreadable payload: {exc.__class__.__name__}")
+    countdown = max(0.0, (message.due_at - now).total_seconds())
+    try:
+        task_named(message.task).apply_async(args=args, kwargs=kwargs, countdown=countdown or None)
+    except Exception as exc:  # the committed write stands; the row waits
+        if eager:  # the task itself failed, in this process: it ran, which is all we promise
+            logger.exception("task %s (outbox message %s) failed", message.task, message.pk)
+        return exc
+    return None
+
+
+def _describe(error: Exception | None) -> str:
+    return f"{error.__class__.__name__}: {error}"[:500] if error is not None else ""
+
+
+def _mark_sent(ids: list[int], now, *, error: Exception | None = None) -> None:
+    OutboxMessage.objects.filter(pk__in=ids).update(
+        sent_at=now, claimed_until=None, payload=b"", last_error=_describe(error)
+    )
+
+
+def _retry_later(message: OutboxMessage, now, error: Exception) -> None:
+    wait = timedelta(seconds=min(2 ** (message.attempts + 1), MAX_BACKOFF_SECONDS))
+    OutboxMessage.objects.filter(pk=message.pk).update(
+        claimed_until=None,
+        attempts=F("attempts") + 1,
+        due_at=max(message.due_at, now + wait),
+        last_error=_describe(error),
+    )
+
+
+# --- The beat's side --------------------------------------------------------------------------
+
+
+def drain(*, limit: int = DRAIN_BATCH) -> int:
+    """Publish the waiting rows that are due (the beat task). Answers how many were sent.
+
+    Stops at the first broker failure: the rest wait for the next run.
+    """
+    now = timezone.now()
+    due = (
+        OutboxMessage.objects.filter(sent_at__isnull=True, due_at__lte=now + DRAIN_AHEAD)
+        .filter(_unclaimed(now))
+        .order_by("due_at", "id")
+        .values_list("id", flat=True)
+    )
+    return publish(list(due[:limit]))
+
+
+def backlog() -> dict:
+    """What waits: {waiting, oldest_due_at} (the health check)."""
+    waiting = OutboxMessage.objects.filter(sent_at__isnull=True).aggregate(
+        count=Count("id"), oldest=Min("due_at")
+    )
+    return {"waiting": waiting["count"], "oldest_due_at": waiting["oldest"]}
+
+
+def purge(*, now=None) -> int:
+    """Delete rows sent more than a day ago."""
+    now = now or timezone.now()
+    deleted, _ = OutboxMessage.objects.filter(sent_at__lt=now - SENT_KEPT).delete()
+    return deleted

@@ -1,0 +1,341 @@
+"""The outbox (common.outbox): every task is written with the business change, published on
+commit, and published later by the beat's drain when the broker did not take it."""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import threading
+import time
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+import time_machine
+from celery.app.task import Task
+from django.core import mail
+from django.db import connections, transaction
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from common import breaker, outbox
+from common.email import send_templated_email
+from common.models import DoneMarker, OutboxMessage, WorkerHeartbeat
+from common.tasks import purge_outbox, send_email
+from config.celery import app as celery_app
+from tests.accounts.factories import UserFactory
+from tests.concurrency import requires_postgres
+from tests.outbox import broker_down
+
+pytestmark = pytest.mark.django_db
+
+PING = "common.ping"
+
+
+@pytest.fixture
+def on_commit(django_capture_on_commit_callbacks):
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def ran():
+    """Names and arguments of the tasks that ran (eagerly), in order."""
+    calls = []
+    original = Task.apply_async
+
+    def spy(task, args=None, kwargs=None, **options):
+        calls.append((task.name, list(args or ()), dict(kwargs or {})))
+        return original(task, args=args, kwargs=kwargs, **options)
+
+    with mock.patch.object(Task, "apply_async", spy):
+        yield calls
+
+
+def test_a_task_is_sent_when_the_transaction_commits(on_commit, ran):
+    with on_commit(), transaction.atomic():
+        outbox.enqueue(PING, args=(), kwargs={})
+        row = OutboxMessage.objects.get()
+        assert ran == []  # not before the commit
+        assert row.sent_at is None
+    assert ran == [(PING, [], {})]
+    row.refresh_from_db()
+    assert row.sent_at is not None
+    assert row.payload == b""  # the arguments are not kept once sent
+    assert (row.attempts, row.last_error, row.claimed_until) == (0, "", None)
+
+
+def test_a_rolled_back_transaction_leaves_nothing_and_sends_nothing(on_commit, ran):
+    def business_write_that_fails():
+        with transaction.atomic():
+            outbox.enqueue(PING)
+            raise RuntimeError("the business write failed")
+
+    with on_commit(), pytest.raises(RuntimeError):
+        business_write_that_fails()
+    assert OutboxMessage.objects.count() == 0
+    assert ran == []
+
+
+def test_the_arguments_are_encrypted_at_rest():
+    with transaction.atomic():
+        outbox.enqueue(
+            "common.send_email",
+            kwargs={"message_id": "m1", "to": ["a@example.com"], "subject": "S", "body": "token-X"},
+        )
+    payload = bytes(OutboxMessage.objects.get().payload)
+    assert b"token-X" not in payload
+    assert b"a@example.com" not in payload
+
+
+def test_an_unknown_task_or_a_non_json_argument_is_refused_at_once():
+    with pytest.raises(LookupError, match=r"no\.such_task"):
+        outbox.enqueue("no.such_task")
+    with pytest.raises(TypeError):
+        outbox.enqueue(PING, args=(object(),))
+    assert OutboxMessage.objects.count() == 0
+
+
+def test_a_failed_publish_waits_and_the_drain_sends_it_once(on_commit, ran, caplog):
+    with broker_down() as publish:
+        with on_commit():
+            outbox.enqueue(PING)
+            outbox.enqueue(PING)
+        assert publish.call_count == 1  # the second was not even tried: the breaker is open
+        rows = list(OutboxMessage.objects.order_by("id"))
+        assert [r.sent_at for r in rows] == [None, None]
+        assert rows[0].attempts == 1
+        assert rows[0].last_error.startswith("OperationalError: Error 111 connecting")
+        assert rows[0].due_at > timezone.now()  # backed off
+        assert rows[1].attempts == 0
+        assert outbox.drain() == 0  # still down (the breaker skips it)
+        assert publish.call_count == 1
+    assert "publishing common.ping failed: the broker is unreachable" in caplog.text
+    assert outbox.drain() == 2  # back: the beat publishes both (due within its next run)
+    assert [name for name, _a, _k in ran] == [PING, PING]
+    assert OutboxMessage.objects.filter(sent_at=None).count() == 0
+    assert outbox.drain() == 0
+    assert len(ran) == 2
+
+
+def test_the_drain_leaves_rows_that_are_not_due_yet(ran):
+    later = timezone.now() + timedelta(minutes=5)
+    OutboxMessage.objects.create(task=PING, payload=outbox._seal([], {}), due_at=later)
+    assert outbox.drain() == 0
+    with time_machine.travel(later):
+        assert outbox.drain() == 1
+    assert len(ran) == 1
+
+
+def test_a_row_claimed_by_a_publisher_that_died_is_sent_after_its_lease(ran):
+    now = timezone.now()
+    row = OutboxMessage.objects.create(
+        task=PING, payload=outbox._seal([], {}), claimed_until=now + outbox.CLAIM_LEASE
+    )
+    assert outbox.drain() == 0  # another publisher holds it
+    assert outbox.publish([row.pk]) == 0
+    with time_machine.travel(now + outbox.CLAIM_LEASE + timedelta(seconds=1)):
+        assert outbox.drain() == 1
+    assert len(ran) == 1
+
+
+def test_a_dedupe_key_joins_the_waiting_row(on_commit, ran):
+    with broker_down():
+        with on_commit():
+            outbox.enqueue(PING, countdown=60, dedupe_key="ping:1")
+        with on_commit():
+            outbox.enqueue(PING, dedupe_key="ping:1")  # joins, and is due at once now
+            outbox.enqueue(PING, dedupe_key="ping:2")
+    rows = list(OutboxMessage.objects.order_by("id"))
+    assert [r.dedupe_key for r in rows] == ["ping:1", "ping:2"]
+    assert rows[0].due_at <= timezone.now() + timedelta(seconds=5)
+    assert outbox.drain() == 2
+    with on_commit():  # sent: a new enqueue with the key is new work
+        outbox.enqueue(PING, dedupe_key="ping:1")
+    assert OutboxMessage.objects.count() == 3
+    assert len(ran) == 3
+
+
+def test_a_task_that_fails_eagerly_is_logged_and_does_not_fail_the_caller(on_commit, caplog):
+    with (
+        mock.patch.object(celery_app.tasks[PING], "run", side_effect=ValueError("boom")),
+        on_commit(),
+    ):
+        outbox.enqueue(PING)
+    row = OutboxMessage.objects.get()
+    assert row.sent_at is not None  # it ran: retrying is the task's own business
+    assert row.last_error == "ValueError: boom"
+    assert "task common.ping (outbox message" in caplog.text
+
+
+def test_an_unreadable_payload_is_dropped_with_an_error(caplog, ran):
+    OutboxMessage.objects.create(task=PING, payload=b"not a token")
+    with caplog.at_level(logging.ERROR, logger="common.outbox"):
+        assert outbox.drain() == 0
+    row = OutboxMessage.objects.get()
+    assert row.sent_at is not None
+    assert row.last_error.startswith("_Unreadable: unreadable payload")
+    assert ran == []
+    assert "is unreadable; dropped" in caplog.text
+
+
+def test_payloads_sealed_with_a_previous_secret_key_still_open(settings, ran):
+    with transaction.atomic():
+        outbox.enqueue(PING)
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "a-new-secret-key-" + "x" * 40
+    assert outbox.drain() == 1
+    assert len(ran) == 1
+
+
+def test_a_templated_e_mail_goes_through_the_outbox(on_commit):
+    with on_commit():
+        send_templated_email(
+            to="dev@example.com",
+            template="accounts/verify_email",
+            context={"token": "T0KEN", "link": "https://x/v?t=T0KEN", "lifetime": "2 hours"},
+        )
+    assert [m.to for m in mail.outbox] == [["dev@example.com"]]
+    row = OutboxMessage.objects.get()
+    assert (row.task, row.payload) == ("common.send_email", b"")
+
+
+def test_an_e_mail_task_sends_once_whatever_the_redeliveries():
+    message = {"message_id": "abc", "to": ["a@example.com"], "subject": "Hi", "body": "Hello"}
+    send_email.apply(kwargs=message)
+    send_email.apply(kwargs=message)
+    assert len(mail.outbox) == 1
+    assert DoneMarker.objects.filter(key="email-sent:abc").exists()
+
+
+def test_a_failed_send_can_be_retried():
+    message = {"message_id": "abc", "to": ["a@example.com"], "subject": "Hi", "body": "Hello"}
+    with (
+        mock.patch(
+            "django.core.mail.EmailMultiAlternatives.send",
+            side_effect=smtplib.SMTPServerDisconnected,
+        ),
+        pytest.raises(smtplib.SMTPServerDisconnected),
+    ):
+        send_email.run(**message)
+    assert not DoneMarker.objects.exists()
+    send_email.run(**message)
+    assert len(mail.outbox) == 1
+
+
+def test_the_purge_keeps_what_is_recent():
+    now = timezone.now()
+    old, recent = now - timedelta(days=8), now - timedelta(hours=1)
+    OutboxMessage.objects.create(task=PING, payload=b"", sent_at=old)
+    kept_sent = OutboxMessage.objects.create(task=PING, payload=b"", sent_at=recent)
+    waiting = OutboxMessage.objects.create(task=PING, payload=b"x", due_at=old)
+    DoneMarker.objects.create(key="old", created_at=old)
+    DoneMarker.objects.create(key="new", created_at=recent)
+    WorkerHeartbeat.objects.create(hostname="gone", seen_at=old)
+    WorkerHeartbeat.objects.create(hostname="here", seen_at=recent)
+    assert purge_outbox() == {"outbox": 1, "markers": 1, "heartbeats": 1}
+    assert set(OutboxMessage.objects.values_list("pk", flat=True)) == {kept_sent.pk, waiting.pk}
+    assert list(DoneMarker.objects.values_list("key", flat=True)) == ["new"]
+    assert list(WorkerHeartbeat.objects.values_list("hostname", flat=True)) == ["here"]
+
+
+def test_the_beat_drains_the_outbox_and_writes_a_heartbeat():
+    entries = celery_app.conf.beat_schedule.values()
+    schedule = {entry["task"]: entry["schedule"] for entry in entries}
+    assert schedule["common.drain_outbox"] <= 60
+    assert schedule["common.heartbeat"] <= 30
+    assert "common.purge_outbox" in schedule
+
+
+def test_the_breakers_close_again():
+    circuit = breaker.breaker("a test service", 0.05)
+    circuit.failure(OSError("down"), during="a test")
+    assert circuit.allow() is False
+    time.sleep(0.06)  # the cooldown passes
+    assert circuit.allow() is True  # this caller probes
+    assert circuit.allow() is False  # the others skip while it does
+    circuit.success()
+    assert circuit.allow() is True
+    assert circuit.is_open is False
+
+
+@pytest.fixture
+def staff_client():
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+def _csrf(client) -> str:
+    client.get(reverse("admin:common_outboxmessage_changelist"))
+    return client.cookies["csrftoken"].value
+
+
+def test_staff_see_what_waits_without_its_arguments(staff_client):
+    waiting = OutboxMessage.objects.create(
+        task="common.send_email", payload=outbox._seal([], {"body": "secret-token"})
+    )
+    OutboxMessage.objects.create(task=PING, payload=b"", sent_at=timezone.now())
+    listing = staff_client.get(
+        reverse("admin:common_outboxmessage_changelist"), {"state": "waiting"}
+    )
+    assert listing.status_code == 200
+    assert list(listing.context["cl"].result_list) == [waiting]
+    page = staff_client.get(reverse("admin:common_outboxmessage_change", args=[waiting.pk]))
+    assert page.status_code == 200
+    assert b"secret-token" not in page.content
+    assert b"payload" not in page.content.lower()
+    add = staff_client.get(reverse("admin:common_outboxmessage_add"))
+    assert add.status_code == 403
+
+
+def test_staff_may_publish_waiting_rows_now(staff_client, ran):
+    row = OutboxMessage.objects.create(
+        task=PING, payload=outbox._seal([], {}), due_at=timezone.now() + timedelta(hours=1)
+    )
+    response = staff_client.post(
+        reverse("admin:common_outboxmessage_changelist"),
+        {
+            "action": "publish_now",
+            "_selected_action": [row.pk],
+            "csrfmiddlewaretoken": _csrf(staff_client),
+        },
+    )
+    assert response.status_code == 302
+    row.refresh_from_db()
+    assert row.sent_at is not None
+    assert row.due_at <= timezone.now()  # published now, not with an hour's countdown
+    assert [name for name, _a, _k in ran] == [PING]
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_row_being_joined_is_published_by_the_joining_commit_and_nobody_waits(ran):
+    with broker_down():
+        outbox.enqueue(PING, dedupe_key="ping:1")  # committed; its publish failed: it waits
+    joined, release = threading.Event(), threading.Event()
+
+    def join_then_commit() -> None:
+        try:
+            with transaction.atomic():
+                outbox.enqueue(PING, dedupe_key="ping:1")  # joins, and holds, the waiting row
+                joined.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    joiner = threading.Thread(target=join_then_commit)
+    joiner.start()
+    assert joined.wait(10)
+    started = time.monotonic()
+    assert outbox.drain() == 0  # skips the held row instead of waiting for it
+    with broker_down():  # a third transaction does not wait either: it adds a row of its own
+        outbox.enqueue(PING, dedupe_key="ping:1")
+    assert time.monotonic() - started < 1
+    assert ran == []  # the task does not run before the joining transaction's writes are in
+    release.set()
+    joiner.join(10)
+    assert len(ran) == 1  # published by the joiner's commit
+    first, third = OutboxMessage.objects.order_by("id")
+    assert first.sent_at is not None
+    assert third.sent_at is None  # the third's own row waits for the broker
