@@ -6,5 +6,7 @@ class CommonConfig(AppConfig):
     verbose_name = "Infrastructure"
 
     def ready(self) -> None:
-        # Registers the OpenAPI authentication extensions.
+        # The audit trail's Celery signals (tasks act as "system"); the OpenAPI
+        # authentication extensions.
+        from common import audit  # noqa: F401
         from common.api import schema  # noqa: F401
