@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_permission_codename
 from django.contrib.contenttypes.admin import GenericTabularInline
@@ -72,6 +73,88 @@ class RefusalsAsMessages:
             return super().changelist_view(request, *args, **kwargs)
         except ServiceError as exc:
             return self._refused(request, exc)
+
+
+class ServiceForm(forms.ModelForm):
+    """A model form checked by the service that saves it.
+
+    `clean()` builds the service's fields from the form (every field when adding, the changed
+    ones when changing; a relation in `ids` as its id, e.g. parent -> parent_id) and calls
+    `check(fields)`, which raises the service's refusal; the refusal shows on the form's
+    fields. The admin (ServiceAdmin) saves `checked_fields` through the service."""
+
+    ids: dict[str, str] = {}  # form field -> the service's parameter holding its id
+    params: dict[str, str] = {}  # other service parameters -> the form field showing them
+    generated: tuple[str, ...] = ()  # fields the service makes when left empty (a slug)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in self.generated:
+            if name in self.fields:
+                self.fields[name].required = False
+                self.fields[name].help_text = "Empty: made for you (as the API makes it)."
+
+    def check(self, fields: dict) -> None:
+        raise NotImplementedError
+
+    def service_fields(self) -> dict:
+        creating = self.instance.pk is None
+        fields = {}
+        for name in self._meta.fields or ():
+            if name not in self.cleaned_data or not (creating or name in self.changed_data):
+                continue
+            value = self.cleaned_data[name]
+            if name in self.ids:
+                fields[self.ids[name]] = value.pk if value is not None else None
+            else:
+                fields[name] = value
+        return fields
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors:
+            self.checked_fields = self.service_fields()
+            try:
+                self.check(self.checked_fields)
+            except ServiceError as exc:
+                add_refusal(self, exc, {**{v: k for k, v in self.ids.items()}, **self.params})
+        return cleaned
+
+
+class ServiceAdmin(RefusalsAsMessages, admin.ModelAdmin):
+    """A ModelAdmin whose form is a ServiceForm: adding, changing and deleting call the
+    service (`create`, `update`, `remove`), never the model's save or delete."""
+
+    def create(self, request, fields: dict):
+        raise NotImplementedError
+
+    def update(self, request, obj, fields: dict):
+        raise NotImplementedError
+
+    def remove(self, request, obj) -> None:
+        raise NotImplementedError
+
+    def save_model(self, request, obj, form, change):
+        fields = form.checked_fields
+        saved = self.update(request, obj, fields) if change else self.create(request, fields)
+        obj.pk = saved.pk
+        obj._state.adding = False
+        obj.refresh_from_db()
+
+    def save_related(self, request, form, formsets, change):
+        # The service saved the row's own relations; only the inlines are left.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def delete_model(self, request, obj):
+        self.remove(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            try:
+                self.remove(request, obj)
+            except ServiceError as exc:
+                self.message_user(request, f"{obj}: {refusal_text(exc)}", messages.ERROR)
 
 
 # --- CSV export ---------------------------------------------------------------------------------

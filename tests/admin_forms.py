@@ -119,3 +119,14 @@ def post_action(client: Client, changelist_url: str, action: str, ids, **extra):
         **extra,
     }
     return client.post(changelist_url, data)
+
+
+def form_errors(response) -> list[str]:
+    """The error messages a re-rendered admin form shows (for assertion messages)."""
+    import re
+
+    html = response.content.decode()
+    return [
+        re.sub(r"<[^>]+>", " ", item).strip()
+        for item in re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', html, re.S)
+    ]
