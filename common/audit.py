@@ -156,7 +156,7 @@ def snapshot(obj: models.Model, fields: Iterable[str]) -> dict:
 
 def diff(before: dict, after: dict) -> dict:
     """`{field: [old, new]}` of what differs; a dict value (an address) is compared key by key
-    and reported as `field.key`."""
+    and reported as `field.key` (a missing key and an empty one are the same)."""
     changes = {}
     for name, new in after.items():
         old = before.get(name)
@@ -164,11 +164,16 @@ def diff(before: dict, after: dict) -> dict:
             continue
         if isinstance(old, dict) and isinstance(new, dict):
             for key in sorted({*old, *new}):
-                if old.get(key) != new.get(key):
-                    changes[f"{name}.{key}"] = [old.get(key), new.get(key)]
+                was, now = _filled(old.get(key)), _filled(new.get(key))
+                if was != now:
+                    changes[f"{name}.{key}"] = [was, now]
         else:
             changes[name] = [old, new]
     return changes
+
+
+def _filled(value):
+    return None if value == "" else value
 
 
 # --- Writing entries ----------------------------------------------------------------------------

@@ -25,6 +25,9 @@ def test_differences_name_each_changed_field_and_address_key():
         "status": ["pending", "paid"],
         "address.city": ["Athens", "Patras"],
     }
+    assert audit.diff({"address": {"company": ""}}, {"address": {"city": "Athens"}}) == {
+        "address.city": [None, "Athens"]
+    }
     assert audit.describe({"status": ["pending", "paid"], "note": [None, "x"]}) == [
         "status: pending -> paid",
         "note: — -> x",
