@@ -47,6 +47,34 @@ def add_refusal(form, exc: ServiceError, fields: dict[str, str] | None = None) -
             form.add_error(None, f"{name}: {text}")
 
 
+def for_each(modeladmin, request, ids, call, *, label: str) -> int:
+    """An action's work: `call(pk)` for each id (a service call each), every refusal reported
+    as an error message naming `label pk`; answers how many succeeded."""
+    done = 0
+    for pk in list(ids):
+        try:
+            call(pk)
+        except ServiceError as exc:
+            modeladmin.message_user(request, f"{label} {pk}: {refusal_text(exc)}", messages.ERROR)
+        else:
+            done += 1
+    return done
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the services elsewhere: viewed here, never added, changed or
+    deleted."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class RefusalsAsMessages:
     """A ModelAdmin mixin: a refusal no form check foresaw (a concurrent change won a race)
     is shown as an error message instead of a server error. The admin's add, change and delete

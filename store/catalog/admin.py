@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.forms.models import BaseInlineFormSet
 
-from common.admin import ServiceAdmin, ServiceForm, refusal_text
+from common.admin import ServiceAdmin, ServiceForm, for_each
 from common.errors import ServiceError
 from store.catalog.models import (
     Attribute,
@@ -480,17 +480,15 @@ class ProductAdmin(ServiceAdmin):
         self._set_status(request, queryset, "archived")
 
     def _set_status(self, request, queryset, status: str) -> None:
-        done = 0
-        for product_id in queryset.values_list("pk", flat=True):
-            try:
-                product_services.product_update(
-                    product_id=product_id, fields={"status": status}, user=request.user
-                )
-                done += 1
-            except ServiceError as exc:
-                self.message_user(
-                    request, f"Product {product_id}: {refusal_text(exc)}", messages.ERROR
-                )
+        done = for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: product_services.product_update(
+                product_id=pk, fields={"status": status}, user=request.user
+            ),
+            label="Product",
+        )
         self.message_user(request, f"{done} product(s) set to {status}.")
 
     @admin.action(description="Duplicate as drafts")

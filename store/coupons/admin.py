@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
 
-from common.admin import ServiceAdmin, ServiceForm, refusal_text
-from common.errors import ServiceError
+from common.admin import ServiceAdmin, ServiceForm, for_each
 from store.coupons import services
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
 
@@ -112,14 +111,13 @@ class CouponAdmin(ServiceAdmin):
         services.coupon_delete(coupon_id=obj.pk)
 
     def _set_enabled(self, request, queryset, enabled: bool) -> int:
-        done = 0
-        for pk in queryset.values_list("pk", flat=True):
-            try:
-                services.coupon_update(coupon_id=pk, fields={"enabled": enabled})
-                done += 1
-            except ServiceError as exc:
-                self.message_user(request, f"Coupon {pk}: {refusal_text(exc)}", messages.ERROR)
-        return done
+        return for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.coupon_update(coupon_id=pk, fields={"enabled": enabled}),
+            label="Coupon",
+        )
 
     @admin.action(description="Enable")
     def enable(self, request, queryset):

@@ -18,6 +18,7 @@ from common.admin import (
     RefusalsAsMessages,
     add_refusal,
     csv_export_action,
+    for_each,
 )
 from common.csv_export import Column, column
 from common.errors import ServiceError
@@ -326,11 +327,13 @@ class OrderAdmin(RefusalsAsMessages, admin.ModelAdmin):
         services.order_delete(order_id=obj.pk, actor=request.user)
 
     def delete_queryset(self, request, queryset):
-        for order_id in queryset.values_list("pk", flat=True):
-            try:
-                services.order_delete(order_id=order_id, actor=request.user)
-            except ServiceError as exc:
-                self.message_user(request, f"Order {order_id}: {exc.detail}", messages.ERROR)
+        for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.order_delete(order_id=pk, actor=request.user),
+            label="Order",
+        )
 
 
 @admin.register(Payment)
@@ -378,10 +381,12 @@ class PaymentAdmin(RefusalsAsMessages, admin.ModelAdmin):
         services.payment_delete(payment_id=obj.pk, actor=request.user, source=OrderSource.ADMIN)
 
     def delete_queryset(self, request, queryset):
-        for payment_id in queryset.values_list("pk", flat=True):
-            try:
-                services.payment_delete(
-                    payment_id=payment_id, actor=request.user, source=OrderSource.ADMIN
-                )
-            except ServiceError as exc:
-                self.message_user(request, f"Payment {payment_id}: {exc.detail}", messages.ERROR)
+        for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.payment_delete(
+                payment_id=pk, actor=request.user, source=OrderSource.ADMIN
+            ),
+            label="Payment",
+        )

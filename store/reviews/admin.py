@@ -4,10 +4,9 @@ Reviews and helpful votes come from shoppers, so neither is added here."""
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
 
-from common.admin import RefusalsAsMessages, refusal_text
-from common.errors import ServiceError
+from common.admin import ReadOnlyAdmin, RefusalsAsMessages, for_each
 from store.reviews import services
 from store.reviews.models import Review, ReviewStatus, ReviewVote
 
@@ -68,33 +67,22 @@ class ReviewAdmin(RefusalsAsMessages, admin.ModelAdmin):
         self._moderate(request, queryset, ReviewStatus.REJECTED)
 
     def _moderate(self, request, queryset, status):
-        done = 0
-        for review_id in queryset.values_list("pk", flat=True):
-            try:
-                services.review_update(
-                    review_id=review_id, fields={"status": status}, moderator=request.user
-                )
-                done += 1
-            except ServiceError as exc:
-                self.message_user(
-                    request, f"Review {review_id}: {refusal_text(exc)}", messages.ERROR
-                )
+        done = for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.review_update(
+                review_id=pk, fields={"status": status}, moderator=request.user
+            ),
+            label="Review",
+        )
         self.message_user(request, f"{done} review(s) {status}.")
 
 
 @admin.register(ReviewVote)
-class ReviewVoteAdmin(admin.ModelAdmin):
+class ReviewVoteAdmin(ReadOnlyAdmin):
     """Read-only: a vote counts through review_vote_helpful (the review's helpful count)."""
 
     list_display = ["review", "user", "created_at"]
     list_select_related = ["review", "user"]
     readonly_fields = ["review", "user", "created_at"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
