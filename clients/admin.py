@@ -1,12 +1,51 @@
+"""Sub-clients in the admin: added through client_create (the API's rules: a partner's
+client, a unique e-mail address), deleted through client_delete (their licences revoked)."""
+
+from __future__ import annotations
+
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 
+from accounts.models import normalize_email
 from clients import services
 from clients.models import Client
+from common.admin import RefusalsAsMessages, add_refusal
+from common.errors import ServiceError
+
+
+class ClientAddForm(forms.ModelForm):
+    class Meta:
+        model = Client
+        fields = ["owner", "name", "email", "company"]
+
+    def clean_email(self):
+        return normalize_email(self.cleaned_data["email"])
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        try:
+            services.client_check(
+                owner=cleaned["owner"], email=cleaned["email"], name=cleaned["name"]
+            )
+        except ServiceError as exc:
+            add_refusal(self, exc)
+        return cleaned
+
+
+class ClientChangeForm(forms.ModelForm):
+    class Meta:
+        model = Client
+        fields = ["name", "email", "company"]
+
+    def clean_email(self):
+        return normalize_email(self.cleaned_data["email"])
 
 
 @admin.register(Client)
-class ClientAdmin(admin.ModelAdmin):
+class ClientAdmin(RefusalsAsMessages, admin.ModelAdmin):
     list_display = ["name", "email", "company", "owner", "licence_count", "created_at"]
     list_filter = ["owner__type"]
     search_fields = ["name", "email", "company", "owner__email"]
@@ -16,6 +55,28 @@ class ClientAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_licences=Count("licenses"))
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["form"] = ClientChangeForm if obj is not None else ClientAddForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        return ["owner", "name", "email", "company"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # A client stays with its owner (its licences are the owner's).
+        return ["owner"] if obj is not None else []
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        data = form.cleaned_data
+        created = services.client_create(
+            owner=data["owner"], email=data["email"], name=data["name"], company=data["company"]
+        )
+        obj.pk = created.pk
+        obj.refresh_from_db()
 
     @admin.display(description="licences", ordering="_licences")
     def licence_count(self, obj) -> int:

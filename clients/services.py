@@ -21,20 +21,25 @@ def _email_taken() -> ServiceError:
     return ServiceError("A client with this e-mail address already exists.", code="email_taken")
 
 
-def client_create(*, owner: User, email: str, name: str, company: str | None = None) -> Client:
-    """A new client of `owner`. The e-mail is unique system-wide, whoever owns the client."""
+def client_check(*, owner: User, email: str, name: str) -> None:
+    """Refuse what client_create would refuse, creating nothing (the admin's form)."""
     _require_partner(owner)
-    email, name = normalize_email(email), (name or "").strip()
-    company = (company or "").strip()
     errors = {}
-    if not email:
+    if not normalize_email(email):
         errors["email"] = ["This field may not be blank."]
-    if not name:
+    if not (name or "").strip():
         errors["name"] = ["This field may not be blank."]
     if errors:
         raise ValidationFailed(errors)
-    if Client.objects.filter(email=email).exists():
+    if Client.objects.filter(email=normalize_email(email)).exists():
         raise _email_taken()
+
+
+def client_create(*, owner: User, email: str, name: str, company: str | None = None) -> Client:
+    """A new client of `owner`. The e-mail is unique system-wide, whoever owns the client."""
+    client_check(owner=owner, email=email, name=name)
+    email, name = normalize_email(email), (name or "").strip()
+    company = (company or "").strip()
     try:
         with transaction.atomic():
             return Client.objects.create(owner=owner, email=email, name=name, company=company)

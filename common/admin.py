@@ -1,20 +1,302 @@
-"""Staff views of the background machinery: the outbox (what waits to be published) and the
-workers' heartbeats. Read only: rows are written by the services and the beat; the one action
-publishes waiting rows now, as the beat's drain does when they are due."""
+"""Admin building blocks: service refusals shown as form errors or messages, the audit trail
+(read-only, and the inline that shows it on an audited row's page), and the CSV export action
+of the admin lists. Also the staff views of the background machinery: the outbox (what waits to
+be published) and the workers' heartbeats, read only (rows are written by the services and the
+beat; the one action publishes waiting rows now, as the beat's drain does when they are due)."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_permission_codename
+from django.contrib.contenttypes.admin import GenericTabularInline
+from django.http import HttpResponseRedirect
 from django.utils import timezone
+from django.utils.html import format_html_join
 
-from common import outbox
-from common.models import OutboxMessage, WorkerHeartbeat
+from common import audit, outbox
+from common.csv_export import Column, csv_response
+from common.errors import ServiceError
+from common.models import AuditEntry, OutboxMessage, WorkerHeartbeat
+
+# --- Service refusals ---------------------------------------------------------------------------
+
+
+def refusal_text(exc: ServiceError) -> str:
+    """A refusal in one line: each field's messages, or the detail."""
+    if exc.errors:
+        return "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in exc.errors.items())
+    return exc.detail
+
+
+def add_refusal(form, exc: ServiceError, fields: dict[str, str] | None = None) -> None:
+    """Show a service's refusal on a form: each named parameter on its form field (`fields`
+    maps a service's parameter to the field, e.g. category_ids -> categories; a parameter
+    of a list, `attributes.0.term_ids`, goes to the field of `attributes`), the rest above
+    the form."""
+    fields = fields or {}
+    if not exc.errors:
+        form.add_error(None, exc.detail)
+        return
+    for name, msgs in exc.errors.items():
+        target = fields.get(name) or fields.get(name.split(".", 1)[0]) or name
+        text = " ".join(str(msg) for msg in msgs)
+        if target in form.fields:
+            form.add_error(target, text)
+        else:
+            form.add_error(None, f"{name}: {text}")
+
+
+def for_each(modeladmin, request, ids, call, *, label: str) -> int:
+    """An action's work: `call(pk)` for each id (a service call each), every refusal reported
+    as an error message naming `label pk`; answers how many succeeded."""
+    done = 0
+    for pk in list(ids):
+        try:
+            call(pk)
+        except ServiceError as exc:
+            modeladmin.message_user(request, f"{label} {pk}: {refusal_text(exc)}", messages.ERROR)
+        else:
+            done += 1
+    return done
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the services elsewhere: viewed here, never added, changed or
+    deleted."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class RefusalsAsMessages:
+    """A ModelAdmin mixin: a refusal no form check foresaw (a concurrent change won a race)
+    is shown as an error message instead of a server error. The admin's add, change and delete
+    views run in one transaction, so nothing of the refused request is kept."""
+
+    def _refused(self, request, exc: ServiceError):
+        self.message_user(request, refusal_text(exc), messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())
+
+    def changeform_view(self, request, *args, **kwargs):
+        try:
+            return super().changeform_view(request, *args, **kwargs)
+        except ServiceError as exc:
+            return self._refused(request, exc)
+
+    def delete_view(self, request, *args, **kwargs):
+        try:
+            return super().delete_view(request, *args, **kwargs)
+        except ServiceError as exc:
+            return self._refused(request, exc)
+
+    def changelist_view(self, request, *args, **kwargs):
+        try:
+            return super().changelist_view(request, *args, **kwargs)
+        except ServiceError as exc:
+            return self._refused(request, exc)
+
+
+class ServiceForm(forms.ModelForm):
+    """A model form checked by the service that saves it.
+
+    `clean()` builds the service's fields from the form (every field when adding, the changed
+    ones when changing; a relation in `ids` as its id, e.g. parent -> parent_id) and calls
+    `check(fields)`, which raises the service's refusal; the refusal shows on the form's
+    fields. The admin (ServiceAdmin) saves `checked_fields` through the service."""
+
+    ids: dict[str, str] = {}  # form field -> the service's parameter holding its id
+    params: dict[str, str] = {}  # other service parameters -> the form field showing them
+    generated: tuple[str, ...] = ()  # fields the service makes when left empty (a slug)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in self.generated:
+            if name in self.fields:
+                self.fields[name].required = False
+                self.fields[name].help_text = "Empty: made for you (as the API makes it)."
+
+    def check(self, fields: dict) -> None:
+        raise NotImplementedError
+
+    def service_fields(self) -> dict:
+        creating = self.instance.pk is None
+        fields = {}
+        for name in self._meta.fields or ():
+            if name not in self.cleaned_data or not (creating or name in self.changed_data):
+                continue
+            value = self.cleaned_data[name]
+            if name in self.ids:
+                fields[self.ids[name]] = value.pk if value is not None else None
+            else:
+                fields[name] = value
+        return fields
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors:
+            self.checked_fields = self.service_fields()
+            try:
+                self.check(self.checked_fields)
+            except ServiceError as exc:
+                add_refusal(self, exc, {**{v: k for k, v in self.ids.items()}, **self.params})
+        return cleaned
+
+
+class ServiceAdmin(RefusalsAsMessages, admin.ModelAdmin):
+    """A ModelAdmin whose form is a ServiceForm: adding, changing and deleting call the
+    service (`create`, `update`, `remove`), never the model's save or delete."""
+
+    def create(self, request, fields: dict):
+        raise NotImplementedError
+
+    def update(self, request, obj, fields: dict):
+        raise NotImplementedError
+
+    def remove(self, request, obj) -> None:
+        raise NotImplementedError
+
+    def save_model(self, request, obj, form, change):
+        fields = form.checked_fields
+        saved = self.update(request, obj, fields) if change else self.create(request, fields)
+        obj.pk = saved.pk
+        obj._state.adding = False
+        obj.refresh_from_db()
+
+    def save_related(self, request, form, formsets, change):
+        # The service saved the row's own relations; only the inlines are left.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
+
+    def delete_model(self, request, obj):
+        self.remove(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            try:
+                self.remove(request, obj)
+            except ServiceError as exc:
+                self.message_user(request, f"{obj}: {refusal_text(exc)}", messages.ERROR)
+
+
+# --- CSV export ---------------------------------------------------------------------------------
+
+
+def csv_export_action(
+    columns: Sequence[Column],
+    *,
+    name: str,
+    select_related: Sequence[str] = (),
+    description: str = "Export selected to CSV",
+):
+    """An admin action answering the selected rows as a streamed CSV download
+    (`<name>-<UTC time>.csv`), read from the database in chunks."""
+
+    def export_csv(modeladmin, request, queryset):
+        rows = queryset.select_related(*select_related).iterator(chunk_size=1000)
+        stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+        return csv_response(columns, rows, filename=f"{name}-{stamp}.csv")
+
+    return admin.action(description=description, permissions=["view"])(export_csv)
+
+
+# --- The audit trail ----------------------------------------------------------------------------
+
+
+def _changes_html(entry: AuditEntry):
+    return format_html_join(
+        "", "<div>{}</div>", ((line,) for line in audit.describe(entry.changes))
+    )
+
+
+class AuditTrailInline(GenericTabularInline):
+    """Who changed what on this row, newest first (written by the services)."""
+
+    model = AuditEntry
+    ct_field = "content_type"
+    ct_fk_field = "object_id"
+    verbose_name = "change"
+    verbose_name_plural = "history (who changed what)"
+    extra = 0
+    can_delete = False
+    fields = ["created_at", "actor_label", "via", "action", "what_changed", "note", "context"]
+    readonly_fields = fields
+    ordering = ["-created_at", "-id"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        """Whoever may see the row may see its history."""
+        opts = self.parent_model._meta
+        return any(
+            request.user.has_perm(f"{opts.app_label}.{get_permission_codename(action, opts)}")
+            for action in ("view", "change")
+        )
+
+    @admin.display(description="What changed")
+    def what_changed(self, entry: AuditEntry):
+        return _changes_html(entry)
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    list_display = [
+        "created_at",
+        "content_type",
+        "object_repr",
+        "action",
+        "what_changed",
+        "actor_label",
+        "via",
+        "note",
+    ]
+    list_filter = ["via", "content_type", "action"]
+    search_fields = ["object_repr", "actor_label", "note", "=object_id"]
+    list_select_related = ["content_type"]
+    date_hierarchy = "created_at"
+    readonly_fields = [
+        "created_at",
+        "content_type",
+        "object_id",
+        "object_repr",
+        "action",
+        "what_changed",
+        "actor",
+        "actor_label",
+        "via",
+        "context",
+        "note",
+    ]
+    fields = readonly_fields
+    raw_id_fields = ["actor"]
+
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # the trail is kept as it was written
+
+    @admin.display(description="What changed")
+    def what_changed(self, entry: AuditEntry):
+        return _changes_html(entry)
+
+
+# --- Background machinery ---------------------------------------------------------------------
 
 
 class WaitingFilter(admin.SimpleListFilter):

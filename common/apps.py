@@ -8,8 +8,9 @@ class CommonConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
-        # Registers the OpenAPI authentication extensions and the deploy checks.
-        from common import checks  # noqa: F401
+        # The deploy checks; the audit trail's Celery signals (tasks act as "system"); the
+        # OpenAPI authentication extensions.
+        from common import audit, checks  # noqa: F401
         from common.api import schema  # noqa: F401
         from common.api.fields import IdPathConverter
 

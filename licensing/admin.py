@@ -1,6 +1,6 @@
 """Staff back office for licensing. Every state change goes through licensing.services (the
 same functions the API and the commands call); the plain model delete is switched off where a
-rule applies."""
+rule applies. A licence's page shows its history (common.audit); the list exports to CSV."""
 
 from __future__ import annotations
 
@@ -8,6 +8,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 
+from common.admin import (
+    AuditTrailInline,
+    RefusalsAsMessages,
+    add_refusal,
+    csv_export_action,
+    refusal_text,
+)
+from common.csv_export import column
 from common.errors import ServiceError
 from licensing import services
 from licensing.models import (
@@ -22,13 +30,22 @@ from licensing.models import (
     SandboxCheckout,
     Subscription,
 )
+from licensing.services.lifecycle import license_staff_check, license_staff_update
 from licensing.versions import parse_version
 
-
-def _refusal_text(exc: ServiceError) -> str:
-    if exc.errors:
-        return "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in exc.errors.items())
-    return exc.detail
+LICENSE_CSV = [
+    column("license_key"),
+    column("product", "product.slug"),
+    column("owner", "owner.email"),
+    column("customer", "customer.email"),
+    column("tier"),
+    column("status"),
+    column("source"),
+    column("expires_at"),
+    column("invoiced_at"),
+    column("revoked_at"),
+    column("created_at"),
+]
 
 
 @admin.register(Product)
@@ -81,12 +98,34 @@ class LicenseAddForm(forms.ModelForm):
                 customer_id=data["customer"].pk if data.get("customer") else None,
             )
         except ServiceError as exc:
-            raise forms.ValidationError(_refusal_text(exc)) from None
+            raise forms.ValidationError(refusal_text(exc)) from None
+        return data
+
+
+class LicenseChangeForm(forms.ModelForm):
+    """Staff edit the expiry and the invoice date, checked and saved by the service."""
+
+    class Meta:
+        model = License
+        fields = ["expires_at", "invoiced_at"]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            license_staff_check(
+                license=self.instance,
+                expires_at=data.get("expires_at"),
+                invoiced_at=data.get("invoiced_at"),
+            )
+        except ServiceError as exc:
+            add_refusal(self, exc)
         return data
 
 
 @admin.register(License)
-class LicenseAdmin(admin.ModelAdmin):
+class LicenseAdmin(RefusalsAsMessages, admin.ModelAdmin):
     list_display = [
         "license_key",
         "product",
@@ -116,13 +155,16 @@ class LicenseAdmin(admin.ModelAdmin):
     list_select_related = ["product", "owner", "customer"]
     raw_id_fields = ["owner", "customer", "subscription", "pack"]
     date_hierarchy = "created_at"
-    inlines = [ActivationInline]
+    inlines = [ActivationInline, AuditTrailInline]
     actions = [
         "revoke_selected",
         "reactivate_selected",
         "extend_one_year",
         "mark_invoiced",
         "delete_permanently",
+        csv_export_action(
+            LICENSE_CSV, name="licences", select_related=["product", "owner", "customer"]
+        ),
     ]
     readonly_fields = [
         "license_key",
@@ -143,8 +185,7 @@ class LicenseAdmin(admin.ModelAdmin):
         return self.inlines if obj is not None else []
 
     def get_form(self, request, obj=None, **kwargs):
-        if obj is None:
-            kwargs["form"] = LicenseAddForm
+        kwargs["form"] = LicenseAddForm if obj is None else LicenseChangeForm
         return super().get_form(request, obj, **kwargs)
 
     def get_readonly_fields(self, request, obj=None):
@@ -161,7 +202,12 @@ class LicenseAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:  # only expires_at and invoiced_at are editable
-            super().save_model(request, obj, form, change)
+            license_staff_update(
+                license_id=obj.pk,
+                expires_at=form.cleaned_data.get("expires_at"),
+                invoiced_at=form.cleaned_data.get("invoiced_at"),
+            )
+            obj.refresh_from_db()
             return
         data = form.cleaned_data
         created = services.license_create(
@@ -388,7 +434,7 @@ class _VersionedForm(forms.ModelForm):
         try:
             parse_version(version)
         except ServiceError as exc:
-            raise forms.ValidationError(_refusal_text(exc)) from None
+            raise forms.ValidationError(refusal_text(exc)) from None
         return version
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from clients.models import Client
+from common import audit
 from common.errors import Forbidden, NotFound, ServiceError, ValidationFailed
 from common.events import DomainEvent, publish_many
 from licensing.dates import add_years, iso
@@ -28,6 +29,26 @@ from licensing.models import (
 from licensing.services.rules import MAX_BULK_IDS
 
 MAX_TERM_YEARS = 10
+
+# The fields of a licence its audit trail follows (common.audit).
+AUDITED_FIELDS = (
+    "owner",
+    "product",
+    "tier",
+    "status",
+    "source",
+    "expires_at",
+    "customer",
+    "subscription",
+    "pack",
+    "invoiced_at",
+    "revoked_at",
+)
+
+
+def _audit_rows(rows: Iterable[tuple[int, str, dict]], *, action: str, note: str = "") -> None:
+    """Record a change of many licences (made by one UPDATE) in the audit trail."""
+    audit.record_many(License, rows, action=action, note=note)
 
 
 def _now(now: datetime | None) -> datetime:
@@ -198,5 +219,9 @@ def _issue(
         by_key = dict(License.objects.filter(license_key__in=keys).values_list("license_key", "pk"))
         for row in created:
             row.pk = row.id = by_key[row.license_key]
+    _audit_rows(
+        ((row.pk, row.license_key, audit.created_changes(row, AUDITED_FIELDS)) for row in created),
+        action="created",
+    )
     publish_many(_created_event(row) for row in created)
     return created

@@ -9,12 +9,13 @@ from datetime import datetime
 
 from django.db import transaction
 
+from common import audit
 from common.errors import Forbidden, NotFound, ServiceError
 from common.events import DomainEvent, publish, publish_many
 from licensing import domains
 from licensing.keys import normalize_license_key as _normalize_key
 from licensing.models import Activation, License, LicenseStatus
-from licensing.services._shared import _now
+from licensing.services._shared import _audit_rows, _now
 
 
 def _public_license(license_key: str, *, lock: bool) -> License:
@@ -86,6 +87,7 @@ def license_activate(
         activation = Activation.objects.create(
             license=license, domain=domain, is_development=development, activated_at=now
         )
+        audit.record(license, action="activated", changes={"domain": [None, domain]})
         publish(
             account=license.owner,
             event="license.activated",
@@ -110,6 +112,7 @@ def license_deactivate(*, license_key: str, domain: str) -> License:
             raise NotFound(
                 f"This licence is not activated on {domain}.", code="domain_not_activated"
             )
+        audit.record(license, action="deactivated", changes={"domain": [domain, None]})
         publish(
             account=license.owner,
             event="license.deactivated",
@@ -127,6 +130,13 @@ def activation_delete(*, activation_ids: Iterable[int]) -> int:
             .order_by("pk")
         )
         Activation.objects.filter(pk__in=[row.pk for row in rows]).delete()
+        _audit_rows(
+            (
+                (row.license_id, row.license.license_key, {"domain": [row.domain, None]})
+                for row in rows
+            ),
+            action="deactivated",
+        )
         publish_many(
             DomainEvent(
                 account=row.license.owner,

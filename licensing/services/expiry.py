@@ -18,7 +18,7 @@ from licensing.models import (
     Subscription,
     SubscriptionStatus,
 )
-from licensing.services._shared import _now
+from licensing.services._shared import _audit_rows, _now
 
 
 def subscription_expire(*, subscription_id: int, now: datetime | None = None) -> int | None:
@@ -37,9 +37,16 @@ def subscription_expire(*, subscription_id: int, now: datetime | None = None) ->
         subscription.status = SubscriptionStatus.EXPIRED
         subscription.expired_at = now
         subscription.save(update_fields=["status", "expired_at"])
-        expired = License.objects.filter(
-            subscription=subscription, status=LicenseStatus.ACTIVE
-        ).update(status=LicenseStatus.EXPIRED, updated_at=now)
+        rows = list(
+            License.objects.filter(subscription=subscription, status=LicenseStatus.ACTIVE)
+            .select_for_update()
+            .order_by("pk")
+            .values_list("pk", "license_key")
+        )
+        expired = License.objects.filter(pk__in=[pk for pk, _key in rows]).update(
+            status=LicenseStatus.EXPIRED, updated_at=now
+        )
+        _expired_in_trail(rows, note=f"Subscription {subscription.pk} ended.")
         publish(
             account=subscription.owner,
             event="license.expired",
@@ -50,6 +57,11 @@ def subscription_expire(*, subscription_id: int, now: datetime | None = None) ->
             },
         )
     return expired
+
+
+def _expired_in_trail(rows: list[tuple[int, str]], *, note: str) -> None:
+    change = {"status": [LicenseStatus.ACTIVE.value, LicenseStatus.EXPIRED.value]}
+    _audit_rows(((pk, key, change) for pk, key in rows), action="expired", note=note)
 
 
 @dataclass
@@ -88,6 +100,7 @@ def expire_due(*, now: datetime | None = None, progress=None) -> ExpiryResult:
         License.objects.filter(pk__in=[row.pk for row in rows]).update(
             status=LicenseStatus.EXPIRED, updated_at=now
         )
+        _expired_in_trail([(row.pk, row.license_key) for row in rows], note="Past its expiry.")
         groups: dict[tuple[int, int | None], list[License]] = defaultdict(list)
         for row in rows:
             groups[(row.owner_id, row.customer_id)].append(row)

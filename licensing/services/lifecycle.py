@@ -15,7 +15,8 @@ from django.db.models import QuerySet
 
 from accounts.models import User
 from clients.models import Client
-from common.errors import NotFound, ServiceError
+from common import audit
+from common.errors import NotFound, ServiceError, ValidationFailed
 from common.events import DomainEvent, publish_many
 from licensing.dates import add_years
 from licensing.models import (
@@ -26,7 +27,15 @@ from licensing.models import (
     SubscriptionStatus,
     Tier,
 )
-from licensing.services._shared import _check_ids, _check_tier, _now, _require_business_bundle
+from licensing.services._shared import (
+    AUDITED_FIELDS,
+    _audit_rows,
+    _check_expiry,
+    _check_ids,
+    _check_tier,
+    _now,
+    _require_business_bundle,
+)
 from licensing.services.expiry import subscription_expire
 from licensing.services.rules import visible_licenses
 
@@ -87,6 +96,7 @@ def license_change_tier(
         _refuse_unless_active(license, now, "change its tier")
         if old_tier == tier:
             return TierChange(license, old_tier, tier, changed=False)
+        trail = audit.track(license, AUDITED_FIELDS)
         if tier == Tier.BUSINESS:
             license.subscription = _require_business_bundle(
                 license.owner, license.customer, now, "Moving to the business tier"
@@ -95,6 +105,7 @@ def license_change_tier(
             license.subscription = None
         license.tier = tier
         license.save(update_fields=["tier", "subscription", "updated_at"])
+        trail.record(action="tier changed")
     return TierChange(license, old_tier, tier, changed=True)
 
 
@@ -115,6 +126,21 @@ def _revoke_locked(licenses: list[License], now: datetime) -> dict[int, list[str
     License.objects.filter(pk__in=ids).update(
         status=LicenseStatus.REVOKED, revoked_at=now, updated_at=now
     )
+    _audit_rows(
+        (
+            (
+                license.pk,
+                license.license_key,
+                audit.diff(
+                    audit.snapshot(license, ("status", "revoked_at")),
+                    {"status": LicenseStatus.REVOKED, "revoked_at": audit.jsonable(now)},
+                ),
+            )
+            for license in licenses
+        ),
+        action="revoked",
+        note=_domains_note(domains_of, licenses),
+    )
     for license in licenses:
         license.status, license.revoked_at = LicenseStatus.REVOKED, now
     publish_many(
@@ -129,6 +155,12 @@ def _revoke_locked(licenses: list[License], now: datetime) -> dict[int, list[str
         for license in licenses
     )
     return domains_of
+
+
+def _domains_note(domains_of: dict[int, list[str]], licenses: list[License]) -> str:
+    if len(licenses) != 1 or not domains_of.get(licenses[0].pk):
+        return ""
+    return "Deactivated on " + ", ".join(domains_of[licenses[0].pk])
 
 
 def licenses_revoke(*, queryset: QuerySet[License], now: datetime | None = None) -> int:
@@ -179,12 +211,14 @@ def _reactivate_locked(license: License, now: datetime) -> None:
             "expired licence cannot be reactivated.",
             code="license_expired",
         )
+    trail = audit.track(license, AUDITED_FIELDS)
     if license.tier == Tier.BUSINESS:
         license.subscription = _require_business_bundle(
             license.owner, license.customer, now, "Reactivating a business-tier licence"
         )
     license.status, license.revoked_at = LicenseStatus.ACTIVE, None
     license.save(update_fields=["status", "revoked_at", "subscription", "updated_at"])
+    trail.record(action="reactivated")
 
 
 def license_reactivate(*, user: User, license_id: int, now: datetime | None = None) -> License:
@@ -239,6 +273,7 @@ def license_delete(*, user: User, license_id: int) -> str:
         license = _locked_license(user, license_id)
         _refuse_unless_deletable(license)
         key = license.license_key
+        _audit_rows([(license.pk, key, {})], action="deleted")
         license.delete()
     return key
 
@@ -246,15 +281,16 @@ def license_delete(*, user: User, license_id: int) -> str:
 def licenses_delete(*, queryset: QuerySet[License]) -> int:
     """Delete the revoked, never-invoiced licences of `queryset`; answers how many."""
     with transaction.atomic():
-        ids = list(
+        rows = list(
             _plain(queryset)
             .filter(status=LicenseStatus.REVOKED, invoiced_at__isnull=True)
             .select_for_update(of=("self",))
             .order_by("pk")
-            .values_list("pk", flat=True)
+            .values_list("pk", "license_key")
         )
-        License.objects.filter(pk__in=ids).delete()
-    return len(ids)
+        _audit_rows(((pk, key, {}) for pk, key in rows), action="deleted")
+        License.objects.filter(pk__in=[pk for pk, _key in rows]).delete()
+    return len(rows)
 
 
 def licenses_bulk_delete(*, user: User, ids: Iterable[int]) -> int:
@@ -268,7 +304,7 @@ def licenses_extend(
     """Staff: move expiry `years` on from the later of now and the current expiry; an expired
     licence becomes active again. Revoked licences are skipped."""
     now = _now(now)
-    done = 0
+    changed = []
     with transaction.atomic():
         for license in (
             _plain(queryset)
@@ -276,15 +312,82 @@ def licenses_extend(
             .select_for_update(of=("self",))
             .order_by("pk")
         ):
+            trail = audit.track(license, ("status", "expires_at"))
             license.expires_at = add_years(max(now, license.expires_at), years)
             license.status = LicenseStatus.ACTIVE
             license.save(update_fields=["expires_at", "status", "updated_at"])
-            done += 1
-    return done
+            changed.append((license.pk, license.license_key, trail.changes()))
+        _audit_rows(changed, action="extended")
+    return len(changed)
 
 
 def licenses_mark_invoiced(*, queryset: QuerySet[License], now: datetime | None = None) -> int:
-    return _plain(queryset).filter(invoiced_at__isnull=True).update(invoiced_at=_now(now))
+    """Staff: stamp the not yet invoiced licences of `queryset` as invoiced now."""
+    now = _now(now)
+    with transaction.atomic():
+        rows = list(
+            _plain(queryset)
+            .filter(invoiced_at__isnull=True)
+            .select_for_update(of=("self",))
+            .order_by("pk")
+            .values_list("pk", "license_key")
+        )
+        License.objects.filter(pk__in=[pk for pk, _key in rows]).update(invoiced_at=now)
+        stamp = audit.jsonable(now)
+        _audit_rows(
+            ((pk, key, {"invoiced_at": [None, stamp]}) for pk, key in rows), action="invoiced"
+        )
+    return len(rows)
+
+
+def license_staff_check(
+    *,
+    license: License,
+    expires_at: datetime | None,
+    invoiced_at: datetime | None,
+    now: datetime | None = None,
+) -> None:
+    """Refuse what license_staff_update would refuse, changing nothing (the admin's form)."""
+    now = _now(now)
+    if expires_at is not None and expires_at != license.expires_at:
+        _check_expiry(expires_at, now)
+    if invoiced_at is None and license.invoiced_at is not None:
+        raise ValidationFailed(
+            {"invoiced_at": ["An invoiced licence is kept for the records; it stays invoiced."]}
+        )
+    if invoiced_at is not None and invoiced_at > now:
+        raise ValidationFailed({"invoiced_at": ["Cannot be in the future."]})
+
+
+def license_staff_update(
+    *,
+    license_id: int,
+    expires_at: datetime | None,
+    invoiced_at: datetime | None,
+    now: datetime | None = None,
+) -> License:
+    """Staff editing a licence (the admin's form): a new expiry, in the future and at most
+    MAX_TERM_YEARS away (an expired licence becomes active again, a revoked one stays
+    revoked), and the invoice date, which can be set or moved but neither removed (an invoiced
+    licence is kept for the records) nor put in the future."""
+    now = _now(now)
+    with transaction.atomic():
+        license = License.objects.select_for_update().filter(pk=license_id).first()
+        if license is None:
+            raise NotFound("License not found.", code="license_not_found")
+        license_staff_check(
+            license=license, expires_at=expires_at, invoiced_at=invoiced_at, now=now
+        )
+        trail = audit.track(license, AUDITED_FIELDS)
+        if expires_at is not None and expires_at != license.expires_at:
+            license.expires_at = _check_expiry(expires_at, now)
+            if license.status == LicenseStatus.EXPIRED:
+                license.status = LicenseStatus.ACTIVE
+        license.invoiced_at = invoiced_at
+        if trail.changes():
+            license.save(update_fields=["expires_at", "status", "invoiced_at", "updated_at"])
+            trail.record()
+    return license
 
 
 def client_licenses_end(*, client: Client, now: datetime | None = None) -> int:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
+from common import audit
 from common.errors import NotFound, ServiceError, ValidationFailed
 from licensing.dates import add_years
 from licensing.keys import ALPHABET
@@ -24,7 +25,12 @@ from licensing.models import (
     Tier,
 )
 from licensing.payments import get_provider
-from licensing.services._shared import _check_ids, _now, _require_business_bundle
+from licensing.services._shared import (
+    _audit_rows,
+    _check_ids,
+    _now,
+    _require_business_bundle,
+)
 from licensing.services.rules import visible_licenses
 
 
@@ -173,18 +179,22 @@ def renewal_confirm(
                 .filter(pk__in=license_ids)
                 .order_by("pk")
             }
+            renewed = []
             for item in items:
                 license = licenses.get(item.license_id)
                 if license is None:
                     continue
+                trail = audit.track(license, ("status", "expires_at", "invoiced_at"))
                 license.expires_at = add_years(max(now, license.expires_at), 1)
                 if license.status == LicenseStatus.EXPIRED:
                     license.status = LicenseStatus.ACTIVE
                 license.invoiced_at = license.invoiced_at or now
                 item.new_expires_at = license.expires_at
+                renewed.append((license.pk, license.license_key, trail.changes()))
             License.objects.bulk_update(
                 licenses.values(), ["expires_at", "status", "invoiced_at", "updated_at"]
             )
+            _audit_rows(renewed, action="renewed", note=f"Renewal order {order.code}.")
             RenewalOrderItem.objects.bulk_update(items, ["new_expires_at"])
             order.status = RenewalOrderStatus.PAID
             order.transaction_id = transaction_id

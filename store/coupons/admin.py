@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 
-from common.errors import ServiceError
-from store.coupons import selectors, services
+from common.admin import ServiceAdmin, ServiceForm, for_each
+from store.coupons import services
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
 
+# The service's id lists and the form fields that show them.
 FIELD_OF = {
     "product_ids": "products",
     "excluded_product_ids": "excluded_products",
@@ -17,7 +17,9 @@ FIELD_OF = {
 }
 
 
-class CouponForm(forms.ModelForm):
+class CouponForm(ServiceForm):
+    params = FIELD_OF
+
     class Meta:
         model = Coupon
         fields = [
@@ -40,27 +42,27 @@ class CouponForm(forms.ModelForm):
             "enabled",
         ]
 
+    def service_fields(self) -> dict:
+        fields = super().service_fields()
+        for param, name in FIELD_OF.items():
+            if name in fields:
+                fields[param] = [obj.pk for obj in fields.pop(name) or []]
+        if "code" in fields:
+            fields["code"] = services.normalise_code(fields["code"] or "")
+        return fields
+
+    def check(self, fields: dict) -> None:
+        services.coupon_check_fields(fields, self.instance if self.instance.pk else None)
+
     def clean(self):
         cleaned = super().clean()
-        if self.errors:
-            return cleaned
-        fields = {
-            name: cleaned.get(name)
-            for name in ("code", "discount_type", "amount", "minimum_amount", "maximum_amount")
-        }
-        for name, field in FIELD_OF.items():
-            fields[name] = [obj.pk for obj in cleaned.get(field) or []]
-        cleaned["code"] = services.normalise_code(cleaned.get("code") or "")
-        try:
-            services.coupon_check_fields(fields, self.instance if self.instance.pk else None)
-        except ServiceError as exc:
-            for name, messages_ in (exc.errors or {"code": [exc.detail]}).items():
-                self.add_error(FIELD_OF.get(name, name), " ".join(messages_))
+        if "code" in cleaned:
+            cleaned["code"] = services.normalise_code(cleaned["code"] or "")
         return cleaned
 
 
 @admin.register(Coupon)
-class CouponAdmin(admin.ModelAdmin):
+class CouponAdmin(ServiceAdmin):
     form = CouponForm
     list_display = [
         "code",
@@ -99,27 +101,34 @@ class CouponAdmin(admin.ModelAdmin):
         ("Dates", {"fields": ["created_at", "updated_at"]}),
     ]
 
+    def create(self, request, fields):
+        return services.coupon_create(fields=fields)
+
+    def update(self, request, obj, fields):
+        return services.coupon_update(coupon_id=obj.pk, fields=fields)
+
+    def remove(self, request, obj):
+        services.coupon_delete(coupon_id=obj.pk)
+
+    def _set_enabled(self, request, queryset, enabled: bool) -> int:
+        return for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.coupon_update(coupon_id=pk, fields={"enabled": enabled}),
+            label="Coupon",
+        )
+
     @admin.action(description="Enable")
     def enable(self, request, queryset):
-        count = queryset.update(enabled=True)
-        selectors.invalidate_terms()
-        self.message_user(request, f"{count} coupon(s) enabled.")
+        self.message_user(
+            request, f"{self._set_enabled(request, queryset, True)} coupon(s) enabled."
+        )
 
     @admin.action(description="Disable")
     def disable(self, request, queryset):
-        count = queryset.update(enabled=False)
-        selectors.invalidate_terms()
-        self.message_user(request, f"{count} coupon(s) disabled.")
-
-    def delete_model(self, request, obj):
-        services.coupon_delete(coupon_id=obj.pk)
-
-    def delete_queryset(self, request, queryset):
-        for pk in queryset.values_list("pk", flat=True):
-            try:
-                services.coupon_delete(coupon_id=pk)
-            except ServiceError as exc:
-                self.message_user(request, exc.detail, messages.ERROR)
+        done = self._set_enabled(request, queryset, False)
+        self.message_user(request, f"{done} coupon(s) disabled.")
 
 
 @admin.register(CouponUse)

@@ -18,7 +18,9 @@ def _split_name(name: str) -> tuple[str, str]:
     return first[:100], last.strip()[:100]
 
 
-def _check(customer: Customer, fields: dict) -> None:
+def customer_check(customer: Customer, fields: dict) -> None:
+    """Refuse what a write of `fields` to `customer` would refuse, changing nothing (the
+    admin's form checks with it too)."""
     problems: dict[str, list[str]] = {}
     if "email" in fields:
         email = normalize_email(fields["email"])
@@ -34,7 +36,7 @@ def _check(customer: Customer, fields: dict) -> None:
 
 
 def _save(customer: Customer, fields: dict) -> Customer:
-    _check(customer, fields)
+    customer_check(customer, fields)
     if "email" in fields:
         customer.email = normalize_email(fields["email"])
     if "user" in fields:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
-from common.errors import ServiceError
+from common.admin import ReadOnlyAdmin, RefusalsAsMessages, for_each
 from store.inventory import services
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 
@@ -26,7 +26,7 @@ WAREHOUSE_FORM_FIELDS = (
 
 
 @admin.register(Warehouse)
-class WarehouseAdmin(admin.ModelAdmin):
+class WarehouseAdmin(RefusalsAsMessages, admin.ModelAdmin):
     list_display = ["name", "code", "is_default", "is_active", "priority", "city", "country"]
     list_filter = ["is_active", "is_default"]
     search_fields = ["name", "code", "city"]
@@ -58,24 +58,17 @@ class WarehouseAdmin(admin.ModelAdmin):
         services.warehouse_delete(warehouse_id=obj.pk)
 
     def delete_queryset(self, request, queryset):
-        for warehouse_id in queryset.values_list("pk", flat=True):
-            try:
-                services.warehouse_delete(warehouse_id=warehouse_id)
-            except ServiceError as exc:
-                self.message_user(
-                    request, f"Warehouse {warehouse_id}: {exc.detail}", messages.ERROR
-                )
+        for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.warehouse_delete(warehouse_id=pk),
+            label="Warehouse",
+        )
 
     def _each(self, request, queryset, call, done: str) -> None:
-        count = 0
-        for warehouse_id in queryset.values_list("pk", flat=True):
-            try:
-                call(warehouse_id)
-                count += 1
-            except ServiceError as exc:
-                self.message_user(
-                    request, f"Warehouse {warehouse_id}: {exc.detail}", messages.ERROR
-                )
+        ids = queryset.values_list("pk", flat=True)
+        count = for_each(self, request, ids, call, label="Warehouse")
         self.message_user(request, f"{count} warehouse(s) {done}.")
 
     @admin.action(description="Make the default warehouse")
@@ -107,17 +100,6 @@ class WarehouseAdmin(admin.ModelAdmin):
             lambda pk: services.warehouse_set_active(warehouse_id=pk, active=False),
             "deactivated",
         )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(StockLevel)

@@ -3,7 +3,9 @@
 Everything that has a rule goes through store.orders.services: the form's changes through
 order_update (totals recalculated), status moves through actions calling order_status_set
 (with their stock effects), deletion through order_delete (stock given back first). Orders
-are created by the API and the checkout (order_create), not here.
+are created by the API and the checkout (order_create), not here. The addresses are real
+fields cleaned by the store's address rule; the order and payment pages show their history
+(common.audit); the list exports to CSV.
 """
 
 from __future__ import annotations
@@ -11,16 +13,24 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
+from common.admin import (
+    AuditTrailInline,
+    RefusalsAsMessages,
+    add_refusal,
+    csv_export_action,
+    for_each,
+)
+from common.csv_export import Column, column
 from common.errors import ServiceError
+from store.common.addresses import ADDRESS_FIELDS, address_form_fields, address_from_form
 from store.orders import services
-from store.orders.api.serializers import AddressSerializer
 from store.orders.choices import OrderSource, OrderStatus
 from store.orders.models import Order, OrderItem, OrderStatusChange, Payment, Shipment
+from store.orders.services.totals import total_for
 
+ADDRESSES = ("billing", "shipping")
 FORM_FIELDS = (
     "customer",
-    "billing_address",
-    "shipping_address",
     "payment_method",
     "payment_method_title",
     "shipping_method",
@@ -33,41 +43,87 @@ FORM_FIELDS = (
 )
 
 
-class OrderForm(forms.ModelForm):
+def _stored_address(order: Order, kind: str) -> dict:
+    stored = getattr(order, f"{kind}_address") or {}
+    return {key: value for key, value in stored.items() if value not in ("", None)}
+
+
+class OrderFormBase(forms.ModelForm):
+    """The order's editable fields; the two addresses as real fields (see OrderForm), cleaned
+    by the store's address rule; totals checked by the rule order_update applies."""
+
     class Meta:
         model = Order
         fields = list(FORM_FIELDS)
 
-    def _address(self, name):
-        value = self.cleaned_data.get(name) or {}
-        if not isinstance(value, dict):
-            raise forms.ValidationError("An address is a JSON object.")
-        serializer = AddressSerializer(data=value)
-        if not serializer.is_valid():
-            raise forms.ValidationError(
-                "; ".join(
-                    f"{key}: {' '.join(map(str, errs))}" for key, errs in serializer.errors.items()
-                )
-            )
-        return dict(serializer.validated_data)
-
-    def clean_billing_address(self):
-        return self._address("billing_address")
-
-    def clean_shipping_address(self):
-        return self._address("shipping_address")
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for kind in ADDRESSES:
+            stored = getattr(self.instance, f"{kind}_address") or {}
+            for name in ADDRESS_FIELDS:
+                self.initial.setdefault(f"{kind}_{name}", stored.get(name, ""))
 
     def clean(self):
         cleaned = super().clean()
+        for kind in ADDRESSES:
+            cleaned[f"{kind}_address"] = address_from_form(self, kind)
         order = self.instance
-        discount = cleaned.get("discount_total")
-        shipping = cleaned.get("shipping_total")
-        shipping_tax = cleaned.get("shipping_tax")
-        if None not in (discount, shipping, shipping_tax):
-            line_tax = order.tax_total - order.shipping_tax
-            if order.subtotal + shipping + shipping_tax + line_tax - discount < 0:
-                self.add_error("discount_total", "The discount is larger than the order.")
+        amounts = [
+            cleaned.get(name) for name in ("discount_total", "shipping_total", "shipping_tax")
+        ]
+        if None not in amounts:
+            discount, shipping, shipping_tax = amounts
+            try:
+                total_for(
+                    subtotal=order.subtotal,
+                    discount_total=discount,
+                    shipping_total=shipping,
+                    tax_total=order.tax_total - order.shipping_tax + shipping_tax,
+                )
+            except ServiceError as exc:
+                add_refusal(self, exc)
         return cleaned
+
+
+# The address fields are declared on the class (the admin's fieldsets name them).
+OrderForm = type(
+    "OrderForm",
+    (OrderFormBase,),
+    {
+        "__module__": __name__,
+        **address_form_fields("billing"),
+        **address_form_fields("shipping"),
+    },
+)
+
+
+def _billing_name(order: Order) -> str:
+    address = order.billing_address or {}
+    return " ".join(filter(None, [address.get("first_name"), address.get("last_name")]))
+
+
+ORDER_CSV = [
+    column("order_number"),
+    column("created_at"),
+    column("status"),
+    column("payment_status"),
+    column("fulfillment_status"),
+    column("customer_email", "customer.email"),
+    Column("billing_name", _billing_name),
+    Column("billing_country", lambda order: (order.billing_address or {}).get("country", "")),
+    column("currency"),
+    column("subtotal"),
+    column("discount_total"),
+    column("shipping_total"),
+    column("tax_total"),
+    column("total"),
+    column("amount_paid"),
+    column("amount_refunded"),
+    column("item_count"),
+    column("payment_method"),
+    column("shipping_method"),
+    column("source"),
+]
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -91,6 +147,7 @@ class PaymentInline(ReadOnlyInline):
     model = Payment
     fields = ["kind", "status", "amount", "method", "transaction_id", "paid_at", "note"]
     readonly_fields = fields
+    show_change_link = True  # the payment's page shows its history
 
 
 class ShipmentInline(ReadOnlyInline):
@@ -105,6 +162,7 @@ class ShipmentInline(ReadOnlyInline):
 
 class HistoryInline(ReadOnlyInline):
     model = OrderStatusChange
+    verbose_name_plural = "status history (shown to the customer's API)"
     fields = ["created_at", "field", "from_value", "to_value", "note", "source", "actor"]
     readonly_fields = fields
 
@@ -133,7 +191,7 @@ def _status_action(status: str, label: str):
 
 
 @admin.register(Order)
-class OrderAdmin(admin.ModelAdmin):
+class OrderAdmin(RefusalsAsMessages, admin.ModelAdmin):
     form = OrderForm
     list_display = [
         "order_number",
@@ -193,7 +251,8 @@ class OrderAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Addresses", {"fields": ["billing_address", "shipping_address"]}),
+        ("Billing address", {"fields": [f"billing_{name}" for name in ADDRESS_FIELDS]}),
+        ("Shipping address", {"fields": [f"shipping_{name}" for name in ADDRESS_FIELDS]}),
         (
             "Methods and notes",
             {
@@ -238,8 +297,11 @@ class OrderAdmin(admin.ModelAdmin):
             },
         ),
     ]
-    inlines = [ItemInline, PaymentInline, ShipmentInline, HistoryInline]
-    actions = [_status_action(value, label.lower()) for value, label in OrderStatus.choices]
+    inlines = [ItemInline, PaymentInline, ShipmentInline, HistoryInline, AuditTrailInline]
+    actions = [
+        *(_status_action(value, label.lower()) for value, label in OrderStatus.choices),
+        csv_export_action(ORDER_CSV, name="orders", select_related=["customer"]),
+    ]
     list_per_page = 50
 
     def has_add_permission(self, request):
@@ -249,6 +311,10 @@ class OrderAdmin(admin.ModelAdmin):
         fields = {
             name: form.cleaned_data[name] for name in FORM_FIELDS if name in form.changed_data
         }
+        for kind in ADDRESSES:
+            address = form.cleaned_data[f"{kind}_address"]
+            if address != _stored_address(obj, kind):
+                fields[f"{kind}_address"] = address
         if "customer" in fields:
             customer = fields.pop("customer")
             fields["customer_id"] = customer.pk if customer else None
@@ -261,8 +327,66 @@ class OrderAdmin(admin.ModelAdmin):
         services.order_delete(order_id=obj.pk, actor=request.user)
 
     def delete_queryset(self, request, queryset):
-        for order_id in queryset.values_list("pk", flat=True):
-            try:
-                services.order_delete(order_id=order_id, actor=request.user)
-            except ServiceError as exc:
-                self.message_user(request, f"Order {order_id}: {exc.detail}", messages.ERROR)
+        for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.order_delete(order_id=pk, actor=request.user),
+            label="Order",
+        )
+
+
+@admin.register(Payment)
+class PaymentAdmin(RefusalsAsMessages, admin.ModelAdmin):
+    """Payments and refunds (recorded through the API and the checkout), with their history;
+    deleting one goes through payment_delete (the order's amounts follow)."""
+
+    list_display = [
+        "__str__",
+        "order",
+        "kind",
+        "status",
+        "amount",
+        "method",
+        "transaction_id",
+        "paid_at",
+    ]
+    list_filter = ["kind", "status", "method"]
+    search_fields = ["transaction_id", "order__order_number", "note"]
+    list_select_related = ["order"]
+    date_hierarchy = "paid_at"
+    fields = [
+        "order",
+        "kind",
+        "status",
+        "amount",
+        "method",
+        "transaction_id",
+        "note",
+        "paid_at",
+        "created_by",
+        "created_at",
+        "updated_at",
+    ]
+    readonly_fields = fields
+    inlines = [AuditTrailInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def delete_model(self, request, obj):
+        services.payment_delete(payment_id=obj.pk, actor=request.user, source=OrderSource.ADMIN)
+
+    def delete_queryset(self, request, queryset):
+        for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.payment_delete(
+                payment_id=pk, actor=request.user, source=OrderSource.ADMIN
+            ),
+            label="Payment",
+        )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from common.admin import ReadOnlyAdmin
 from store.payments.models import SandboxCharge
 
 
 @admin.register(SandboxCharge)
-class SandboxChargeAdmin(admin.ModelAdmin):
+class SandboxChargeAdmin(ReadOnlyAdmin):
     list_display = [
         "transaction_id",
         "reference",
@@ -25,12 +26,3 @@ class SandboxChargeAdmin(admin.ModelAdmin):
     search_fields = ["transaction_id", "reference", "idempotency_key"]
     date_hierarchy = "created_at"
     readonly_fields = [field.name for field in SandboxCharge._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

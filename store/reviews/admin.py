@@ -1,11 +1,20 @@
+"""Reviews in the admin: moderated and edited through review_update (the API's moderation:
+who moderated and when, the product's rating follows), deleted through review_delete.
+Reviews and helpful votes come from shoppers, so neither is added here."""
+
+from __future__ import annotations
+
 from django.contrib import admin
 
+from common.admin import ReadOnlyAdmin, RefusalsAsMessages, for_each
 from store.reviews import services
 from store.reviews.models import Review, ReviewStatus, ReviewVote
 
+EDITABLE = ("rating", "title", "content", "status")
+
 
 @admin.register(Review)
-class ReviewAdmin(admin.ModelAdmin):
+class ReviewAdmin(RefusalsAsMessages, admin.ModelAdmin):
     list_display = [
         "product",
         "rating",
@@ -18,13 +27,29 @@ class ReviewAdmin(admin.ModelAdmin):
     list_filter = ["status", "rating", "verified_owner", "created_at"]
     search_fields = ["title", "content", "author_name", "author_email", "product__title"]
     list_select_related = ["product"]
-    raw_id_fields = ["product", "user"]
-    readonly_fields = ["helpful_count", "moderated_by", "moderated_at", "created_at", "updated_at"]
+    fields = [
+        "product",
+        "user",
+        "author_name",
+        "author_email",
+        "verified_owner",
+        *EDITABLE,
+        "helpful_count",
+        "moderated_by",
+        "moderated_at",
+        "created_at",
+        "updated_at",
+    ]
+    readonly_fields = [name for name in fields if name not in EDITABLE]
     actions = ["approve", "reject"]
 
+    def has_add_permission(self, request):
+        return False
+
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        services.product_rating_refresh(product_id=obj.product_id)
+        fields = {name: form.cleaned_data[name] for name in EDITABLE if name in form.changed_data}
+        services.review_update(review_id=obj.pk, fields=fields, moderator=request.user)
+        obj.refresh_from_db()
 
     def delete_model(self, request, obj):
         services.review_delete(review_id=obj.pk)
@@ -42,16 +67,22 @@ class ReviewAdmin(admin.ModelAdmin):
         self._moderate(request, queryset, ReviewStatus.REJECTED)
 
     def _moderate(self, request, queryset, status):
-        ids = list(queryset.values_list("pk", flat=True))
-        for review_id in ids:
-            services.review_update(
-                review_id=review_id, fields={"status": status}, moderator=request.user
-            )
-        self.message_user(request, f"{len(ids)} review(s) {status}.")
+        done = for_each(
+            self,
+            request,
+            queryset.values_list("pk", flat=True),
+            lambda pk: services.review_update(
+                review_id=pk, fields={"status": status}, moderator=request.user
+            ),
+            label="Review",
+        )
+        self.message_user(request, f"{done} review(s) {status}.")
 
 
 @admin.register(ReviewVote)
-class ReviewVoteAdmin(admin.ModelAdmin):
+class ReviewVoteAdmin(ReadOnlyAdmin):
+    """Read-only: a vote counts through review_vote_helpful (the review's helpful count)."""
+
     list_display = ["review", "user", "created_at"]
-    raw_id_fields = ["review", "user"]
     list_select_related = ["review", "user"]
+    readonly_fields = ["review", "user", "created_at"]

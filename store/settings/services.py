@@ -24,9 +24,9 @@ def _after_write(name: str) -> None:
     section_changed.send(sender=SettingsSection, section=name)
 
 
-@transaction.atomic
-def settings_update(*, section: str, values: dict, user=None) -> dict:
-    """Set some keys of one section. Unknown keys or wrong types refuse the whole request."""
+def settings_check(*, section: str, values: dict) -> dict:
+    """The values of some keys of one section, validated by its declaration; unknown keys or
+    wrong types refuse them all. Writes nothing (the admin's form checks with it too)."""
     declared = _section(section)
     if not isinstance(values, dict):
         raise invalid_params({"body": ["Send a JSON object of setting keys and values."]})
@@ -36,7 +36,14 @@ def settings_update(*, section: str, values: dict, user=None) -> dict:
             {key: [f"Unknown setting in section {section!r}."] for key in unknown},
             code="unknown_setting",
         )
-    cleaned = validate_body(declared.serializer, values, partial=True)
+    return validate_body(declared.serializer, values, partial=True)
+
+
+@transaction.atomic
+def settings_update(*, section: str, values: dict, user=None) -> dict:
+    """Set some keys of one section. Unknown keys or wrong types refuse the whole request."""
+    declared = _section(section)
+    cleaned = settings_check(section=section, values=values)
     row = SettingsSection.objects.select_for_update().filter(name=section).first()
     if row is None:
         row = SettingsSection(name=section, values={})

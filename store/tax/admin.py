@@ -7,7 +7,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 
-from store.tax import selectors, services
+from store.tax import services
 from store.tax.models import STANDARD, ProductTaxClass, TaxClass, TaxRate
 
 
@@ -95,14 +95,14 @@ class TaxRateAdmin(admin.ModelAdmin):
 
     @admin.action(description="Enable")
     def enable(self, request, queryset):
-        count = queryset.update(enabled=True)
-        selectors.invalidate()
+        ids = queryset.values_list("pk", flat=True)
+        count = services.tax_rates_set_enabled(ids=ids, enabled=True)
         self.message_user(request, f"{count} rate(s) enabled.")
 
     @admin.action(description="Disable")
     def disable(self, request, queryset):
-        count = queryset.update(enabled=False)
-        selectors.invalidate()
+        ids = queryset.values_list("pk", flat=True)
+        count = services.tax_rates_set_enabled(ids=ids, enabled=False)
         self.message_user(request, f"{count} rate(s) disabled.", messages.WARNING)
 
 

@@ -100,3 +100,15 @@ def tax_rate_problems(*, country: str, region: str, postcodes: str) -> dict[str,
             problems["postcodes"] = f"{pattern!r}: {problem}"
             break
     return problems
+
+
+@transaction.atomic
+def tax_rates_set_enabled(*, ids, enabled: bool) -> int:
+    """Turn rates on or off (one UPDATE: the cached rate table is dropped by hand, as an
+    UPDATE sends no signal); answers how many changed."""
+    count = (
+        TaxRate.objects.filter(pk__in=list(ids)).exclude(enabled=enabled).update(enabled=enabled)
+    )
+    transaction.on_commit(selectors.invalidate)
+    selectors.invalidate()
+    return count

@@ -69,7 +69,10 @@ def test_every_store_model_has_changelist_search_and_change_pages(staff, catalog
     obj = model.objects.first()
     change = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
     assert staff.get(change).status_code == 200
-    assert staff.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code == 200
+    add = staff.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code
+    # Reviews and votes come from shoppers (through the services), not from the admin;
+    # settings sections are declared in code.
+    assert add == (403 if model in (Review, ReviewVote, SettingsSection) else 200)
 
 
 def test_image_previews_are_shown(staff, catalog):
@@ -177,21 +180,6 @@ def test_review_moderation_actions_update_the_rating(staff):
     )
     product.refresh_from_db()
     assert (product.review_count, str(product.average_rating)) == (1, "4.00")
-
-
-def test_settings_sections_are_validated_in_the_admin(staff):
-    url = reverse("admin:store_settings_settingssection_add")
-    assert (
-        staff.post(url, {"name": "inventory", "values": '{"low_stock_threshold": "x"}'}).status_code
-        == 200
-    )
-    assert staff.post(url, {"name": "inventory", "values": '{"bogus": 1}'}).status_code == 200
-    assert not SettingsSection.objects.exists()
-    assert (
-        staff.post(url, {"name": "inventory", "values": '{"low_stock_threshold": 9}'}).status_code
-        == 302
-    )
-    assert SettingsSection.objects.get().values == {"low_stock_threshold": 9}
 
 
 def test_the_admin_refuses_a_category_cycle(staff):

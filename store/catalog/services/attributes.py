@@ -8,7 +8,7 @@ from django.db import transaction
 
 from store.catalog.models import Attribute, AttributeTerm, VariantAttribute
 from store.catalog.rules import base_slug, unique_value
-from store.catalog.services.common import Problems
+from store.catalog.services.common import Problems, existing_or_new
 from store.common.errors import not_found, rule_broken
 
 _ATTRIBUTE_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -44,7 +44,7 @@ def _get_term(term_id: int) -> AttributeTerm:
     return term
 
 
-def _write_attribute(attribute: Attribute, fields: dict) -> Attribute:
+def _check_attribute(attribute: Attribute, fields: dict) -> None:
     problems = Problems()
     if not fields.get("name", attribute.name):
         problems.add("name", "An attribute needs a name.")
@@ -57,6 +57,17 @@ def _write_attribute(attribute: Attribute, fields: dict) -> Attribute:
         elif _attribute_slug_taken(attribute.pk)(slug):
             problems.add("slug", f"Slug {slug!r} is already used.", code="duplicate_slug")
     problems.raise_if_any()
+
+
+def attribute_check(*, fields: dict, attribute_id: int | None = None) -> None:
+    """Refuse what attribute_create (without an id) or attribute_update would refuse, writing
+    nothing (the admin's form)."""
+    _check_attribute(existing_or_new(Attribute, attribute_id, "attribute"), fields)
+
+
+def _write_attribute(attribute: Attribute, fields: dict) -> Attribute:
+    _check_attribute(attribute, fields)
+    slug = fields.get("slug")
     for name in ("name", "type", "sort_order"):
         if name in fields:
             setattr(attribute, name, fields[name])
@@ -94,7 +105,7 @@ def attribute_delete(*, attribute_id: int) -> None:
     attribute.delete()
 
 
-def _write_term(term: AttributeTerm, fields: dict) -> AttributeTerm:
+def _check_term(term: AttributeTerm, fields: dict) -> None:
     problems = Problems()
     if not fields.get("name", term.name):
         problems.add("name", "A term needs a name.")
@@ -105,6 +116,20 @@ def _write_term(term: AttributeTerm, fields: dict) -> AttributeTerm:
             code="duplicate_slug",
         )
     problems.raise_if_any()
+
+
+def term_check(*, fields: dict, attribute_id: int | None, term_id: int | None = None) -> None:
+    """Refuse what term_create (of `attribute_id`) or term_update would refuse, writing
+    nothing (the admin's forms). A new attribute's terms (`attribute_id` None) have no slugs
+    to collide with yet."""
+    term = existing_or_new(AttributeTerm, term_id, "term")
+    if term_id is None:
+        term.attribute_id = attribute_id
+    _check_term(term, fields)
+
+
+def _write_term(term: AttributeTerm, fields: dict) -> AttributeTerm:
+    _check_term(term, fields)
     for name in ("name", "value", "sort_order"):
         if name in fields:
             setattr(term, name, fields[name])

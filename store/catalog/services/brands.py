@@ -6,7 +6,7 @@ from django.db import transaction
 
 from store.catalog.models import Brand
 from store.catalog.rules import base_slug, unique_value
-from store.catalog.services.common import Problems
+from store.catalog.services.common import Problems, existing_or_new
 from store.common.errors import not_found
 from store.media.models import MediaImage
 
@@ -21,7 +21,7 @@ def _slug_taken(exclude_pk):
     return taken
 
 
-def _write(brand: Brand, fields: dict) -> Brand:
+def _check(brand: Brand, fields: dict) -> None:
     problems = Problems()
     if not fields.get("name", brand.name):
         problems.add("name", "A brand needs a name.")
@@ -33,6 +33,16 @@ def _write(brand: Brand, fields: dict) -> Brand:
     ):
         problems.add("logo_id", f"No image with id {fields['logo_id']}.")
     problems.raise_if_any()
+
+
+def brand_check(*, fields: dict, brand_id: int | None = None) -> None:
+    """Refuse what brand_create (without an id) or brand_update would refuse, writing nothing
+    (the admin's form)."""
+    _check(existing_or_new(Brand, brand_id, "brand"), fields)
+
+
+def _write(brand: Brand, fields: dict) -> Brand:
+    _check(brand, fields)
     for name in PLAIN_FIELDS:
         if name in fields:
             setattr(brand, name, fields[name])

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from store.catalog.models import Category
 from store.catalog.rules import base_slug, unique_value
-from store.catalog.services.common import Problems
+from store.catalog.services.common import Problems, existing_or_new
 from store.common.errors import not_found
 from store.media.models import MediaImage
 
@@ -86,6 +86,15 @@ def _get(category_id: int, *, lock: bool = True) -> Category:
     if category is None:
         raise not_found("category", category_id)
     return category
+
+
+def category_check(*, fields: dict, category_id: int | None = None) -> None:
+    """Refuse what category_create (without an id) or category_update would refuse, writing
+    nothing (the admin's form)."""
+    category = existing_or_new(Category, category_id, "category")
+    problems = Problems()
+    _validate(category, fields, problems)
+    problems.raise_if_any()
 
 
 @transaction.atomic

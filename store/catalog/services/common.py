@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from store.catalog.models import Product, Variant
 from store.catalog.rules import barcode_problem
-from store.common.errors import invalid_params
+from store.common.errors import invalid_params, not_found
 
 
 class Problems:
@@ -22,6 +22,17 @@ class Problems:
     def raise_if_any(self) -> None:
         if self.errors:
             raise invalid_params(self.errors, code=self.code)
+
+
+def existing_or_new(model, pk: int | None, resource: str):
+    """The row with this id (404 `<resource>_not_found`), or a new unsaved one without an id:
+    what the admin's checks validate before they save through the services."""
+    if pk is None:
+        return model()
+    row = model.objects.filter(pk=pk).first()
+    if row is None:
+        raise not_found(resource, pk)
+    return row
 
 
 def sku_taken(sku: str, *, product_id: int | None = None, variant_id: int | None = None) -> bool:

@@ -19,7 +19,7 @@ from store.catalog.models import (
     VariantAttribute,
 )
 from store.catalog.rules import base_slug, derive_price, unique_value
-from store.catalog.services.common import Problems, check_identifiers
+from store.catalog.services.common import Problems, check_identifiers, existing_or_new
 from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.inventory import services as inventory
@@ -283,17 +283,34 @@ def product_refresh(*, product: Product) -> Product:
     return product
 
 
-@transaction.atomic
-def product_create(*, fields: dict, user=None) -> Product:
-    fields = _normalise(fields, creating=True)
-    product = Product()
+def _validated(product: Product, fields: dict, *, creating: bool) -> tuple[dict, dict]:
+    """The fields normalised and their rows looked up; every problem refuses (400)."""
+    fields = _normalise(fields, creating=creating)
     problems = Problems()
     resolved = _resolve(fields, problems)
-    _check_rules(product, fields, problems, creating=True)
+    _check_rules(product, fields, problems, creating=creating)
     check_identifiers(
-        problems, sku=fields.get("sku"), barcode=fields.get("ean"), barcode_param="ean"
+        problems,
+        sku=fields.get("sku"),
+        barcode=fields.get("ean"),
+        barcode_param="ean",
+        product_id=product.pk,
     )
     problems.raise_if_any()
+    return fields, resolved
+
+
+def product_check(*, fields: dict, product_id: int | None = None) -> None:
+    """Refuse what product_create (without an id) or product_update would refuse, writing
+    nothing (the admin's form checks with it before it saves through them)."""
+    product = existing_or_new(Product, product_id, "product")
+    _validated(product, fields, creating=product_id is None)
+
+
+@transaction.atomic
+def product_create(*, fields: dict, user=None) -> Product:
+    product = Product()
+    fields, resolved = _validated(product, fields, creating=True)
     _apply(product, fields, resolved)
     generated = not fields.get("slug")
     if generated:
@@ -318,18 +335,7 @@ def _write_stock(product: Product, fields: dict, *, user=None) -> None:
 @transaction.atomic
 def product_update(*, product_id: int, fields: dict, user=None) -> Product:
     product = get_for_update(product_id)
-    fields = _normalise(fields, creating=False)
-    problems = Problems()
-    resolved = _resolve(fields, problems)
-    _check_rules(product, fields, problems, creating=False)
-    check_identifiers(
-        problems,
-        sku=fields.get("sku"),
-        barcode=fields.get("ean"),
-        barcode_param="ean",
-        product_id=product.pk,
-    )
-    problems.raise_if_any()
+    fields, resolved = _validated(product, fields, creating=False)
     _apply(product, fields, resolved)
     _derive(product)
     _save(product)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from store.catalog.models import Attribute, AttributeTerm, Variant, VariantAttribute
+from store.catalog.models import Attribute, AttributeTerm, Product, Variant, VariantAttribute
 from store.catalog.rules import derive_price
 from store.catalog.services.common import Problems, check_identifiers
 from store.catalog.services.products import (
@@ -98,7 +98,8 @@ def _auto_title(product_title: str, terms: list[AttributeTerm]) -> str:
     return f"{product_title} - {names}"[:255] if names else product_title[:255]
 
 
-def _write(variant: Variant, fields: dict, *, creating: bool, user=None) -> Variant:
+def _validated(variant: Variant, fields: dict, *, creating: bool):
+    """(fields normalised, the terms or None, the image); every problem refuses."""
     product = variant.product
     fields = dict(fields)
     if "price" in fields:
@@ -145,7 +146,25 @@ def _write(variant: Variant, fields: dict, *, creating: bool, user=None) -> Vari
             code="variant_exists",
             status=409,
         )
+    return fields, terms, image
 
+
+def variant_check(*, fields: dict, product: Product, variant_id: int | None = None) -> None:
+    """Refuse what variant_create (without an id) or variant_update would refuse, writing
+    nothing (the admin's forms check with it before they save through them)."""
+    if variant_id is None:
+        check_variable(product)
+        _validated(Variant(product=product), fields, creating=True)
+        return
+    variant = Variant.objects.select_related("product").filter(pk=variant_id).first()
+    if variant is None:
+        raise not_found("variant", variant_id)
+    _validated(variant, fields, creating=False)
+
+
+def _write(variant: Variant, fields: dict, *, creating: bool, user=None) -> Variant:
+    product = variant.product
+    fields, terms, image = _validated(variant, fields, creating=creating)
     for name in PLAIN_FIELDS:
         if name in fields:
             setattr(variant, name, fields[name])

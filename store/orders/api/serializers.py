@@ -15,6 +15,7 @@ from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
 from store.catalog.api.serializers.fields import StrictIntField
+from store.common.addresses import ADDRESS_FIELDS, MAX_LENGTHS, address_problems
 from store.common.money import MoneyField, money_str
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
 from store.orders.choices import (
@@ -28,20 +29,6 @@ from store.orders.choices import (
     ShipmentStatus,
 )
 from store.settings.sections import CURRENCY_CODES
-
-ADDRESS_FIELDS = (
-    "first_name",
-    "last_name",
-    "company",
-    "address_1",
-    "address_2",
-    "city",
-    "state",
-    "postcode",
-    "country",
-    "email",
-    "phone",
-)
 
 # --- Output -------------------------------------------------------------------------------------
 
@@ -252,17 +239,22 @@ def page_body(page, render) -> dict:
 # --- Output shapes (OpenAPI) --------------------------------------------------------------------
 
 
-class AddressSerializer(serializers.Serializer):
-    first_name = serializers.CharField(max_length=100, allow_blank=True, required=False)
-    last_name = serializers.CharField(max_length=100, allow_blank=True, required=False)
-    company = serializers.CharField(max_length=200, allow_blank=True, required=False)
-    address_1 = serializers.CharField(max_length=255, allow_blank=True, required=False)
-    address_2 = serializers.CharField(max_length=255, allow_blank=True, required=False)
-    city = serializers.CharField(max_length=100, allow_blank=True, required=False)
-    state = serializers.CharField(
-        max_length=100, allow_blank=True, required=False, help_text="Region or state."
+def _address_text(name: str, **kwargs) -> serializers.CharField:
+    return serializers.CharField(
+        max_length=MAX_LENGTHS[name], allow_blank=True, required=False, **kwargs
     )
-    postcode = serializers.CharField(max_length=20, allow_blank=True, required=False)
+
+
+# An address, checked by the store's one address rule (store.common.addresses).
+class AddressSerializer(serializers.Serializer):
+    first_name = _address_text("first_name")
+    last_name = _address_text("last_name")
+    company = _address_text("company")
+    address_1 = _address_text("address_1")
+    address_2 = _address_text("address_2")
+    city = _address_text("city")
+    state = _address_text("state", help_text="Region or state.")
+    postcode = _address_text("postcode")
     country = CaseInsensitiveChoiceField(
         choices=[code for code, _name in countries],
         allow_blank=True,
@@ -270,7 +262,13 @@ class AddressSerializer(serializers.Serializer):
         help_text="ISO 3166-1 alpha-2.",
     )
     email = serializers.EmailField(allow_blank=True, required=False)
-    phone = serializers.CharField(max_length=40, allow_blank=True, required=False)
+    phone = _address_text("phone")
+
+    def validate(self, attrs):
+        cleaned, problems = address_problems(attrs)
+        if problems:
+            raise serializers.ValidationError(problems)
+        return cleaned
 
 
 class CustomerRefSerializer(serializers.Serializer):

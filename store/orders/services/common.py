@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
+from common import audit
 from store.common.errors import not_found, rule_broken
 from store.orders.choices import EDITABLE, OrderSource
 from store.orders.models import Order, OrderStatusChange
+
+# The fields of an order its audit trail follows (common.audit).
+AUDITED_FIELDS = (
+    "status",
+    "payment_status",
+    "fulfillment_status",
+    "currency",
+    "customer",
+    "billing_address",
+    "shipping_address",
+    "payment_method",
+    "payment_method_title",
+    "shipping_method",
+    "shipping_method_title",
+    "customer_note",
+    "admin_note",
+    "subtotal",
+    "discount_total",
+    "shipping_total",
+    "shipping_tax",
+    "tax_total",
+    "total",
+    "amount_paid",
+    "amount_refunded",
+    "item_count",
+    "paid_at",
+    "completed_at",
+)
+
+
+def order_trail(order: Order) -> audit.Tracker:
+    """Snapshot a locked order; the service calls `.record()` once its change is made."""
+    return audit.track(order, AUDITED_FIELDS)
 
 
 def order_for_update(order_id: int) -> Order:

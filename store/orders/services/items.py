@@ -11,7 +11,12 @@ from store.common.money import money
 from store.inventory.choices import MovementReason
 from store.orders.choices import CLAIMING, OrderSource
 from store.orders.models import OrderItem, ShipmentItem
-from store.orders.services.common import ensure_editable, lock_order_of, order_for_update
+from store.orders.services.common import (
+    ensure_editable,
+    lock_order_of,
+    order_for_update,
+    order_trail,
+)
 from store.orders.services.lines import amounts, resolve_lines
 from store.orders.services.shipments import refresh_fulfillment
 from store.orders.services.stock import schedule_release, take_stock
@@ -27,6 +32,7 @@ def order_item_add(*, order_id: int, fields: dict, actor=None, source=OrderSourc
     """Add a line (product_id, variant_id?, quantity, price?, tax?, title?, sku?, options?);
     the totals are recalculated and the stock taken (409 `insufficient_stock`)."""
     order = order_for_update(order_id)
+    trail = order_trail(order)
     ensure_editable(order)
     problems = Problems()
     lines = resolve_lines([fields], problems, prefix="")
@@ -42,6 +48,7 @@ def order_item_add(*, order_id: int, fields: dict, actor=None, source=OrderSourc
         param=_quantity_param,
         only=item.pk,
     )
+    trail.record(note=f"Item {item.pk} added: {item.quantity} x {item.title}.")
     return item
 
 
@@ -61,6 +68,7 @@ def order_item_update(
     """Change a line's quantity, price, tax, title or SKU (its product stays: remove the line
     and add another). More units are taken from stock now; fewer are given back."""
     order, item = lock_order_of(OrderItem, item_id, "order_item")
+    trail = order_trail(order)
     ensure_editable(order)
     old_quantity = item.quantity
     quantity = fields.get("quantity", item.quantity)
@@ -95,6 +103,7 @@ def order_item_update(
         )
     elif quantity < old_quantity:
         schedule_release(order)
+    trail.record(note=f"Item {item.pk} changed: {item.quantity} x {item.title}.")
     return item
 
 
@@ -102,6 +111,7 @@ def order_item_update(
 def order_item_delete(*, item_id: int, actor=None, source=OrderSource.API) -> None:
     """Remove a line that is in no shipment; its stock is given back."""
     order, item = lock_order_of(OrderItem, item_id, "order_item")
+    trail = order_trail(order)
     ensure_editable(order)
     if ShipmentItem.objects.filter(order_item=item).exists():
         raise rule_broken(
@@ -113,3 +123,4 @@ def order_item_delete(*, item_id: int, actor=None, source=OrderSource.API) -> No
     recalculate(order, actor=actor, source=source)
     refresh_fulfillment(order, actor=actor, source=source)
     schedule_release(order)
+    trail.record(note=f"Item {item_id} removed: {item.quantity} x {item.title}.")

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from common import audit
 from common.errors import ServiceError
 from store.catalog.services.common import Problems
 from store.common.errors import invalid_params, rule_broken
@@ -27,7 +28,7 @@ from store.orders.choices import (
     holds_stock,
 )
 from store.orders.models import Order, OrderItem
-from store.orders.services.common import order_for_update, record
+from store.orders.services.common import AUDITED_FIELDS, order_for_update, order_trail, record
 from store.orders.services.lines import resolve_lines
 from store.orders.services.stock import release_stock, schedule_release, take_stock
 from store.orders.services.totals import recalculate
@@ -158,6 +159,7 @@ def order_create(
     record(order, HistoryField.STATUS, "", status, actor=actor, source=source, note="Created.")
     recalculate(order, actor=actor, source=source)
     take_stock(order, reason=MovementReason.ORDER_PLACED, actor=actor, param=_item_param(created))
+    audit.created(order, AUDITED_FIELDS, note=f"{len(created)} item(s).")
     return order
 
 
@@ -166,6 +168,7 @@ def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.
     """The general update: customer, currency, addresses, methods, notes and amounts; a
     status, payment_status or fulfillment_status in it goes through its own move."""
     order = order_for_update(order_id)
+    trail = order_trail(order)
     problems = Problems()
     customer = order.customer
     if "customer_id" in fields:
@@ -199,6 +202,7 @@ def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.
     if amounts_changed:
         recalculate(order, actor=actor, source=source)
     note = fields.get("note", "")
+    trail.record(note=note)
     if fields.get("status"):
         order_status_set(
             order_id=order.pk, status=fields["status"], note=note, actor=actor, source=source
@@ -245,6 +249,7 @@ def order_status_set(
     `insufficient_stock` leaves the order as it was). The same status again changes nothing.
     """
     order = order_for_update(order_id)
+    trail = order_trail(order)
     old = order.status
     check_transition(old, status)
     if status == old:
@@ -256,6 +261,7 @@ def order_status_set(
         fields.append("completed_at")
     order.save(update_fields=fields)
     record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
+    trail.record(note=note)
     # Listeners (coupon uses) run before the stock is locked: the lock order stays
     # order, coupons, products, levels.
     if holds_stock(status) and not holds_stock(old):
@@ -269,6 +275,7 @@ def order_status_set(
 
 def _simple_status_set(order_id, field_name, value, choices, *, note, actor, source) -> Order:
     order = order_for_update(order_id)
+    trail = order_trail(order)
     if value not in choices.values:
         raise invalid_params({field_name: [f"Not a {field_name.replace('_', ' ')}: {value!r}."]})
     old = getattr(order, field_name)
@@ -281,6 +288,7 @@ def _simple_status_set(order_id, field_name, value, choices, *, note, actor, sou
         fields.append("paid_at")
     order.save(update_fields=fields)
     record(order, field_name, old, value, actor=actor, source=source, note=note)
+    trail.record(note=note)
     return order
 
 
@@ -325,6 +333,7 @@ def order_delete(*, order_id: int, actor=None) -> None:
     if holds_stock(order.status):
         order_released.send(sender=Order, order=order)
     release_stock(order, reason=MovementReason.ORDER_DELETED, actor=actor, everything=True)
+    audit.record(order, action="deleted", changes={"status": [order.status, None]})
     order.delete()
 
 

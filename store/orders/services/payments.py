@@ -7,13 +7,16 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Q, Sum
 
+from common import audit
 from store.common.errors import invalid_params
 from store.orders.choices import OrderSource, PaymentKind, PaymentRecordStatus
 from store.orders.models import Order, Payment
-from store.orders.services.common import lock_order_of, order_for_update
+from store.orders.services.common import lock_order_of, order_for_update, order_trail
 from store.orders.services.totals import recalculate
 
 FIELDS = ("kind", "status", "amount", "method", "transaction_id", "note", "paid_at")
+# What a payment's audit trail follows (common.audit).
+AUDITED_FIELDS = ("order", *FIELDS)
 
 
 def _check_refunds(order: Order) -> None:
@@ -45,6 +48,7 @@ def _apply(payment: Payment, fields: dict) -> None:
 def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
     """Record a payment or a refund (`kind`); completed ones count towards the amounts paid."""
     order = order_for_update(order_id)
+    trail = order_trail(order)
     payment = Payment(
         order=order, created_by=actor if getattr(actor, "is_authenticated", False) else None
     )
@@ -52,22 +56,33 @@ def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSourc
         fields = {**fields, "method": order.payment_method}
     _apply(payment, fields)
     _check_refunds(order)
-    recalculate(order, actor=actor, source=source, note=f"Payment {payment.pk} recorded.")
+    note = f"Payment {payment.pk} recorded."
+    recalculate(order, actor=actor, source=source, note=note)
+    audit.created(payment, AUDITED_FIELDS)
+    trail.record(note=note)
     return payment
 
 
 @transaction.atomic
 def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
     order, payment = lock_order_of(Payment, payment_id, "payment")
+    trail, payment_trail = order_trail(order), audit.track(payment, AUDITED_FIELDS)
     _apply(payment, fields)
     _check_refunds(order)
-    recalculate(order, actor=actor, source=source, note=f"Payment {payment.pk} changed.")
+    note = f"Payment {payment.pk} changed."
+    recalculate(order, actor=actor, source=source, note=note)
+    payment_trail.record()
+    trail.record(note=note)
     return payment
 
 
 @transaction.atomic
 def payment_delete(*, payment_id: int, actor=None, source=OrderSource.API) -> None:
     order, payment = lock_order_of(Payment, payment_id, "payment")
+    trail = order_trail(order)
+    audit.record(payment, action="deleted", changes={"amount": [str(payment.amount), None]})
     payment.delete()
     _check_refunds(order)
-    recalculate(order, actor=actor, source=source, note=f"Payment {payment_id} deleted.")
+    note = f"Payment {payment_id} deleted."
+    recalculate(order, actor=actor, source=source, note=note)
+    trail.record(note=note)

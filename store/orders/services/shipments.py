@@ -20,7 +20,7 @@ from store.orders.choices import (
     ShipmentStatus,
 )
 from store.orders.models import Order, OrderItem, Shipment, ShipmentItem
-from store.orders.services.common import lock_order_of, order_for_update, record
+from store.orders.services.common import lock_order_of, order_for_update, order_trail, record
 
 FIELDS = ("carrier", "service", "tracking_number", "tracking_url", "note")
 
@@ -98,6 +98,7 @@ def shipment_create(*, order_id: int, fields: dict, actor=None, source=OrderSour
     """Record a shipment of some units (`items`: [{order_item_id, quantity}]) or, without
     items, of every unit not yet in a shipment. Not for cancelled, refunded or failed orders."""
     order = order_for_update(order_id)
+    trail = order_trail(order)
     if order.status in TERMINAL:
         raise rule_broken(f"A {order.status} order ships nothing.", code="order_closed", status=409)
     ordered = dict(OrderItem.objects.filter(order=order).values_list("pk", "quantity"))
@@ -143,6 +144,7 @@ def shipment_create(*, order_id: int, fields: dict, actor=None, source=OrderSour
         for pk, units in wanted.items()
     )
     refresh_fulfillment(order, actor=actor, source=source)
+    trail.record(note=f"Shipment {shipment.pk} recorded ({shipment.status}).")
     return shipment
 
 
@@ -152,6 +154,7 @@ def shipment_update(
 ) -> Shipment:
     """Status (pending, shipped, delivered, returned, cancelled), carrier and tracking."""
     order, shipment = lock_order_of(Shipment, shipment_id, "shipment")
+    trail = order_trail(order)
     status = fields.get("status", shipment.status)
     if status in CLAIMING and shipment.status not in CLAIMING:
         units = dict(shipment.items.values_list("order_item_id", "quantity"))
@@ -166,11 +169,14 @@ def shipment_update(
     _stamp(shipment)
     shipment.save()
     refresh_fulfillment(order, actor=actor, source=source)
+    trail.record(note=f"Shipment {shipment.pk} changed ({shipment.status}).")
     return shipment
 
 
 @transaction.atomic
 def shipment_delete(*, shipment_id: int, actor=None, source=OrderSource.API) -> None:
     order, shipment = lock_order_of(Shipment, shipment_id, "shipment")
+    trail = order_trail(order)
     shipment.delete()
     refresh_fulfillment(order, actor=actor, source=source)
+    trail.record(note=f"Shipment {shipment_id} deleted.")

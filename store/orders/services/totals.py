@@ -36,6 +36,24 @@ def payment_status_for(*, total: Decimal, paid: Decimal, refunded: Decimal) -> s
     return PaymentStatus.UNPAID
 
 
+def total_for(
+    *, subtotal: Decimal, discount_total: Decimal, shipping_total: Decimal, tax_total: Decimal
+) -> Decimal:
+    """subtotal - discount + shipping + tax; a discount larger than what it discounts is
+    refused (400 naming discount_total)."""
+    total = subtotal - discount_total + shipping_total + tax_total
+    if total < 0:
+        raise invalid_params(
+            {
+                "discount_total": [
+                    f"The discount ({discount_total}) is larger than the order "
+                    f"({subtotal + shipping_total + tax_total})."
+                ]
+            }
+        )
+    return total
+
+
 def recalculate(
     order: Order,
     *,
@@ -56,17 +74,14 @@ def recalculate(
     order.subtotal = money(lines["subtotal"] or ZERO)
     order.tax_total = money((lines["tax"] or ZERO) + order.shipping_tax)
     order.item_count = lines["count"] or 0
-    total = order.subtotal - order.discount_total + order.shipping_total + order.tax_total
-    if total < 0:
-        raise invalid_params(
-            {
-                "discount_total": [
-                    f"The discount ({order.discount_total}) is larger than the order "
-                    f"({order.subtotal + order.shipping_total + order.tax_total})."
-                ]
-            }
+    order.total = money(
+        total_for(
+            subtotal=order.subtotal,
+            discount_total=order.discount_total,
+            shipping_total=order.shipping_total,
+            tax_total=order.tax_total,
         )
-    order.total = money(total)
+    )
     fields = ["subtotal", "tax_total", "item_count", "total", "updated_at"]
     if payments_changed:
         done = Payment.objects.filter(order=order, status=PaymentRecordStatus.COMPLETED)
