@@ -11,7 +11,6 @@ from rest_framework import serializers
 from common.api.fields import IdField, IntegerField
 from store.cart.services.pricing import CartState, PricedItem, title_of
 from store.cart.services.stock import stock_limit
-from store.catalog.api.serializers.fields import StrictIntField
 from store.catalog.choices import StockStatus
 from store.common.money import from_cents, money_str
 from store.common.params import StrictCharField
@@ -74,14 +73,14 @@ class CartHintField(serializers.CharField):
 
 
 class CartItemAddSerializer(serializers.Serializer):
-    product_id = StrictIntField(min_value=1, help_text="Required.")
-    variant_id = StrictIntField(
+    product_id = IntegerField(min_value=1, help_text="Required.")
+    variant_id = IntegerField(
         min_value=1,
         required=False,
         allow_null=True,
         help_text="Required for a variable product: one of its enabled variants.",
     )
-    quantity = StrictIntField(
+    quantity = IntegerField(
         required=False,
         allow_null=True,
         max_value=1_000_000,
@@ -92,7 +91,7 @@ class CartItemAddSerializer(serializers.Serializer):
 
 
 class CartItemUpdateSerializer(serializers.Serializer):
-    quantity = StrictIntField(max_value=1_000_000, help_text="Values below 1 are raised to 1.")
+    quantity = IntegerField(max_value=1_000_000, help_text="Values below 1 are raised to 1.")
     cart_id = CartHintField()
 
 
@@ -112,7 +111,7 @@ class ShippingAddressSerializer(serializers.Serializer):
 
 
 class ShippingMethodSelectSerializer(serializers.Serializer):
-    method_id = StrictIntField(min_value=1, help_text="One of GET /cart/shipping-methods.")
+    method_id = IntegerField(min_value=1, help_text="One of GET /cart/shipping-methods.")
     cart_id = CartHintField()
 
 

@@ -4,24 +4,8 @@ from __future__ import annotations
 
 from store.catalog.models import Product, Variant
 from store.catalog.rules import barcode_problem
-from store.common.errors import invalid_params, not_found
-
-
-class Problems:
-    """Collects parameter problems so one refusal names every bad parameter."""
-
-    def __init__(self) -> None:
-        self.errors: dict[str, list[str]] = {}
-        self.code = "invalid_param"
-
-    def add(self, name: str, message: str, *, code: str | None = None) -> None:
-        self.errors.setdefault(name, []).append(message)
-        if code and self.code == "invalid_param":
-            self.code = code
-
-    def raise_if_any(self) -> None:
-        if self.errors:
-            raise invalid_params(self.errors, code=self.code)
+from store.common.errors import not_found
+from store.common.problems import Problems
 
 
 def existing_or_new(model, pk: int | None, resource: str):

@@ -19,9 +19,10 @@ from store.catalog.models import (
     VariantAttribute,
 )
 from store.catalog.rules import base_slug, derive_price, unique_value
-from store.catalog.services.common import Problems, check_identifiers, existing_or_new
+from store.catalog.services.common import check_identifiers, existing_or_new
 from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.problems import Problems
 from store.inventory import services as inventory
 from store.media.models import MediaImage
 

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from store.catalog.models import Attribute, AttributeTerm, Product, Variant, VariantAttribute
 from store.catalog.rules import derive_price
-from store.catalog.services.common import Problems, check_identifiers
+from store.catalog.services.common import check_identifiers
 from store.catalog.services.products import (
     check_variable,
     ensure_product_terms,
@@ -17,6 +17,7 @@ from store.catalog.services.products import (
 )
 from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.problems import Problems
 from store.inventory import services as inventory
 from store.media.models import MediaImage
 

@@ -18,7 +18,6 @@ from store.cart.api.serializers import (
     cart_data,
     method_data,
 )
-from store.catalog.api.serializers.fields import StrictIntField
 from store.checkout.models import Checkout, CheckoutStatus
 from store.checkout.services.checkout import (
     ADDRESS_FIELDS,
@@ -29,8 +28,10 @@ from store.checkout.services.checkout import (
     shipping_address_of,
 )
 from store.checkout.services.complete import order_received_url
+from store.common.formats import iso
 from store.common.money import MoneyField, money_str
-from store.orders.api.serializers import AddressSerializer, iso
+from store.common.nonce import NonceAnswerSerializer
+from store.orders.api.serializers import AddressSerializer
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
 from store.payments.gateways import CARD, GATEWAYS, OFFLINE
 
@@ -70,7 +71,7 @@ class CheckoutWriteSerializer(_Aliases):
         allow_null=True,
         help_text="Also accepted as `shipping`; null or absent: ship to the billing address.",
     )
-    shipping_method = StrictIntField(
+    shipping_method = IntegerField(
         min_value=1,
         required=False,
         allow_null=True,
@@ -437,10 +438,7 @@ class SessionUserSerializer(serializers.Serializer):
     email_verified = serializers.BooleanField()
 
 
-class LoginAnswerSerializer(serializers.Serializer):
+class LoginAnswerSerializer(NonceAnswerSerializer):
     user = SessionUserSerializer()
-    nonce = serializers.CharField(help_text="Send it as X-Platform-Nonce with the cookie.")
-    header = serializers.CharField()
-    expires_in = IntegerField()
     cart = CartSerializer(help_text="The account's cart, the guest cart merged in.")
     checkout_id = IdField(allow_null=True, help_text="The open checkout, now the account's.")

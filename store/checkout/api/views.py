@@ -5,9 +5,6 @@ customer). Bodies are JSON only: a cross-site form cannot post here.
 
 from __future__ import annotations
 
-import time
-
-from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
@@ -301,8 +298,6 @@ class _SessionLoginView(CheckoutSessionView):
     idempotent = False
 
     def logged_in(self, request, user, cart, *, status: int = 200):
-        django_request = request._request
-        remaining = nonces.TICK_SECONDS - int(time.time()) % nonces.TICK_SECONDS
         open_checkout = (
             Checkout.objects.filter(cart=cart, status__in=EDITABLE)
             .values_list("pk", flat=True)
@@ -310,19 +305,10 @@ class _SessionLoginView(CheckoutSessionView):
             if cart is not None
             else None
         )
-        body = {
-            "user": {
-                "id": user.pk,
-                "email": user.email,
-                "name": user.name,
-                "email_verified": user.email_verified,
-            },
-            "nonce": nonces.create_nonce(django_request),
-            "header": settings.NONCE_HEADER,
-            "expires_in": remaining,
-            "cart": cart_serializers.cart_data(cart_state(cart)),
-            "checkout_id": open_checkout,
-        }
+        body = nonces.nonce_answer(request._request)
+        body["user"]["email_verified"] = user.email_verified
+        body["cart"] = cart_serializers.cart_data(cart_state(cart))
+        body["checkout_id"] = open_checkout
         return self.answer(request, cart, body, status=status)
 
 

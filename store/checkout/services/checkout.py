@@ -23,11 +23,11 @@ from store.cart.models import Cart
 from store.cart.services.pricing import CartState, cart_state
 from store.cart.services.session import cart_find, cart_for_update
 from store.cart.services.shipping import cart_destination_set, cart_method_choose
-from store.catalog.services.common import Problems
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.locations import clean_postcode, clean_region, country_valid
+from store.common.problems import Problems
 from store.orders.choices import (
     OrderSource,
 )

@@ -48,6 +48,7 @@ from store.checkout.services.checkout import (
     logged_in_user,
     shipping_address_of,
 )
+from store.common.formats import iso
 from store.common.money import from_cents, money
 from store.coupons import services as coupon_services
 from store.customers.models import Customer
@@ -466,7 +467,7 @@ def _pay_by_card(
                 checkout.payment_error = {
                     "code": charge.decline_code,
                     "message": charge.message,
-                    "at": now.isoformat().replace("+00:00", "Z"),
+                    "at": iso(now),
                 }
             checkout.save()
     except Exception:

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
+from store.common.formats import iso
 from store.common.params import PageField, PerPageField
 from store.media.selectors import featured
 
@@ -49,7 +50,7 @@ class MediaSerializer(serializers.Serializer):
             "original_name": image.original_name,
             "content_type": image.content_type,
             "size": image.size,
-            "created_at": serializers.DateTimeField().to_representation(image.created_at),
+            "created_at": iso(image.created_at),
         }
 
 

@@ -7,15 +7,14 @@ same shapes for the OpenAPI description.
 
 from __future__ import annotations
 
-from datetime import UTC
 from decimal import Decimal
 
 from django_countries import countries
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.catalog.api.serializers.fields import StrictIntField
 from store.common.addresses import ADDRESS_FIELDS, MAX_LENGTHS, address_problems
+from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
 from store.orders.choices import (
@@ -31,14 +30,6 @@ from store.orders.choices import (
 from store.settings.sections import CURRENCY_CODES
 
 # --- Output -------------------------------------------------------------------------------------
-
-
-def iso(value) -> str | None:
-    """UTC ISO 8601 as DRF writes it (`...Z`), without building a field per value."""
-    if value is None:
-        return None
-    text = value.astimezone(UTC).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 def address_data(stored: dict | None) -> dict:
@@ -374,8 +365,8 @@ class PaymentsSerializer(serializers.Serializer):
 
 
 class ShipmentLineSerializer(serializers.Serializer):
-    order_item_id = StrictIntField(min_value=1)
-    quantity = StrictIntField(min_value=1, max_value=1_000_000)
+    order_item_id = IntegerField(min_value=1)
+    quantity = IntegerField(min_value=1, max_value=1_000_000)
 
 
 class ShipmentSerializer(serializers.Serializer):
@@ -585,9 +576,9 @@ class OrderReceivedQuerySerializer(serializers.Serializer):
 
 
 class OrderItemInSerializer(serializers.Serializer):
-    product_id = StrictIntField(min_value=1)
-    variant_id = StrictIntField(min_value=1, required=False, allow_null=True)
-    quantity = StrictIntField(min_value=1, max_value=1_000_000, required=False, default=1)
+    product_id = IntegerField(min_value=1)
+    variant_id = IntegerField(min_value=1, required=False, allow_null=True)
+    quantity = IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
     price = MoneyField(
         required=False,
         allow_null=True,
@@ -605,7 +596,7 @@ class OrderItemInSerializer(serializers.Serializer):
 
 
 class OrderItemUpdateSerializer(serializers.Serializer):
-    quantity = StrictIntField(min_value=1, max_value=1_000_000, required=False)
+    quantity = IntegerField(min_value=1, max_value=1_000_000, required=False)
     price = MoneyField(required=False, help_text="Unit price.")
     tax = MoneyField(required=False)
     title = serializers.CharField(max_length=255, required=False)
@@ -614,7 +605,7 @@ class OrderItemUpdateSerializer(serializers.Serializer):
 
 
 class OrderFieldsSerializer(serializers.Serializer):
-    customer_id = StrictIntField(min_value=1, required=False, allow_null=True)
+    customer_id = IntegerField(min_value=1, required=False, allow_null=True)
     currency = CaseInsensitiveChoiceField(
         choices=CURRENCY_CODES, required=False, help_text="ISO 4217; default the store's."
     )
@@ -685,7 +676,7 @@ class FulfillmentStatusBodySerializer(serializers.Serializer):
 
 class BulkSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=StrictIntField(min_value=1), allow_empty=False, help_text="At most 100."
+        child=IntegerField(min_value=1), allow_empty=False, help_text="At most 100."
     )
     action = serializers.CharField(
         max_length=32, help_text="delete, or the status every order moves to."

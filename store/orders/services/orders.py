@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from common import audit
 from common.errors import ServiceError
-from store.catalog.services.common import Problems
 from store.common.errors import invalid_params, rule_broken
 from store.common.money import money
+from store.common.problems import Problems
 from store.customers.models import Customer
 from store.customers.services import customer_for_email
 from store.inventory.choices import MovementReason
