@@ -10,8 +10,10 @@ from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
 from store.cart.services.pricing import CartState, PricedItem, title_of
+from store.cart.services.shipping import DESTINATION_PARAMS
 from store.cart.services.stock import stock_limit
 from store.catalog.choices import StockStatus
+from store.common.addresses import DESTINATION_FIELDS, AddressSerializer
 from store.common.money import from_cents, money_str
 from store.common.params import StrictCharField
 from store.coupons.models import DiscountType
@@ -95,18 +97,14 @@ class CartItemUpdateSerializer(serializers.Serializer):
     cart_id = CartHintField()
 
 
-class ShippingAddressSerializer(serializers.Serializer):
-    country = serializers.CharField(max_length=2, help_text="ISO 3166-1 alpha-2, e.g. GR.")
-    region = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        allow_null=True,
-        max_length=20,
-        help_text="ISO 3166-2 subdivision code, with or without the country (I or GR-I).",
-    )
-    postcode = serializers.CharField(
-        required=False, allow_blank=True, allow_null=True, max_length=20
-    )
+# Where the cart ships: the country (required), state (`region`) and postcode of the store's
+# address rule.
+class ShippingAddressSerializer(AddressSerializer):
+    address_keys = DESTINATION_FIELDS
+    required_keys = ("country",)
+    nullable_keys = ("state", "postcode")
+    param_names = DESTINATION_PARAMS
+
     cart_id = CartHintField()
 
 

@@ -20,18 +20,16 @@ from store.cart.api.serializers import (
 )
 from store.checkout.models import Checkout, CheckoutStatus
 from store.checkout.services.checkout import (
-    ADDRESS_FIELDS,
-    REQUIRED_ADDRESS,
     Validation,
     needs_payment,
     needs_shipping_address,
     shipping_address_of,
 )
 from store.checkout.services.complete import order_received_url
+from store.common.addresses import REQUIRED_ADDRESS, AddressSerializer, address_data
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.nonce import NonceAnswerSerializer
-from store.orders.api.serializers import AddressSerializer
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
 from store.payments.gateways import CARD, GATEWAYS, OFFLINE
 
@@ -144,11 +142,6 @@ class CreateAccountSerializer(serializers.Serializer):
 
 
 # --- Output --------------------------------------------------------------------------------------
-
-
-def address_data(stored: dict | None) -> dict:
-    stored = stored or {}
-    return {name: stored.get(name, "") for name in ADDRESS_FIELDS}
 
 
 def order_ref(checkout: Checkout, *, base_url: str, config: dict) -> dict | None:

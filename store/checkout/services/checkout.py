@@ -25,8 +25,8 @@ from store.cart.services.session import cart_find, cart_for_update
 from store.cart.services.shipping import cart_destination_set, cart_method_choose
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
+from store.common.addresses import REQUIRED, REQUIRED_ADDRESS, Address, address_for_storing
 from store.common.errors import invalid_params, not_found, rule_broken
-from store.common.locations import clean_postcode, clean_region, country_valid
 from store.common.problems import Problems
 from store.orders.choices import (
     OrderSource,
@@ -38,28 +38,6 @@ from store.shipping.models import MethodType
 
 logger = logging.getLogger(__name__)
 
-ADDRESS_FIELDS = (
-    "first_name",
-    "last_name",
-    "company",
-    "address_1",
-    "address_2",
-    "city",
-    "state",
-    "postcode",
-    "country",
-    "email",
-    "phone",
-)
-REQUIRED_ADDRESS = ("first_name", "last_name", "address_1", "city", "postcode", "country")
-# Countries without postcodes (UPU): a postcode is not required there.
-NO_POSTCODE = frozenset(
-    (  # noqa: SIM905 - a list of 62 quoted codes would be harder to read
-        "AE AG AO AW BF BI BJ BO BS BW BZ CD CF CG CI CK CM DJ DM ER FJ GA GD GH GM GQ "
-        "GY HK JM KI KM KN KP LC ML MO MR MS MW NR NU QA RW SB SC SL SR ST SY TD TF TG "
-        "TK TL TO TT TV TZ UG VU YE ZW"
-    ).split()
-)
 CHECKOUT_SOURCE = OrderSource.CHECKOUT
 
 
@@ -106,29 +84,6 @@ def checkout_locked(checkout_id: int, cart: Cart | None, user) -> Checkout:
 # --- Fields ------------------------------------------------------------------------------------
 
 
-def clean_address(value: dict | None, name: str, problems: Problems) -> dict:
-    """An address as stored (every key, trimmed): the country an ISO 3166-1 code, the state
-    its ISO 3166-2 subdivision (`I` or `GR-I`), the postcode checked; each problem named."""
-    value = value or {}
-    out = {key: str(value.get(key) or "").strip() for key in ADDRESS_FIELDS}
-    out["country"] = out["country"].upper()
-    out["email"] = normalize_email(out["email"])
-    if out["country"] and not country_valid(out["country"]):
-        problems.add(f"{name}.country", f"Unknown country code {out['country']!r}.")
-    elif out["country"]:
-        try:
-            out["state"] = clean_region(out["country"], out["state"])
-        except ValueError as exc:
-            problems.add(f"{name}.state", str(exc))
-    elif out["state"]:
-        problems.add(f"{name}.country", "Give the country of the state.")
-    try:
-        out["postcode"] = clean_postcode(out["postcode"])
-    except ValueError as exc:
-        problems.add(f"{name}.postcode", str(exc))
-    return out
-
-
 def shipping_address_of(checkout: Checkout) -> dict:
     """Where the order ships: the shipping address, else the billing address."""
     return checkout.shipping_address or checkout.billing_address or {}
@@ -140,9 +95,13 @@ def _apply(checkout: Checkout, cart: Cart, fields: dict, config: dict) -> None:
     problems = Problems()
     billing = shipping = None
     if "billing_address" in fields:
-        billing = clean_address(fields["billing_address"], "billing_address", problems)
+        billing = address_for_storing(
+            fields["billing_address"], name="billing_address", problems=problems
+        )
     if fields.get("shipping_address"):
-        shipping = clean_address(fields["shipping_address"], "shipping_address", problems)
+        shipping = address_for_storing(
+            fields["shipping_address"], name="shipping_address", problems=problems
+        )
     problems.raise_if_any()
     if fields.get("payment_method"):
         payment_services.gateway_get(method_id=fields["payment_method"], config=config)
@@ -183,13 +142,9 @@ def needs_shipping_address(state: CartState) -> bool:
 
 
 def _required(address: dict, name: str, problems: Problems, *, phone: bool = False) -> None:
-    for key in REQUIRED_ADDRESS:
-        if key == "postcode" and address.get("country") in NO_POSTCODE:
-            continue
-        if not address.get(key):
-            problems.add(f"{name}.{key}", "Required.")
-    if phone and not address.get("phone"):
-        problems.add(f"{name}.phone", "Required.")
+    required = (*REQUIRED_ADDRESS, "phone") if phone else REQUIRED_ADDRESS
+    for key in Address.of(address).missing(required):
+        problems.add(f"{name}.{key}", REQUIRED)
 
 
 def check_fields(checkout: Checkout, state: CartState, config: dict) -> None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django_countries import countries
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.common.addresses import ADDRESS_FIELDS, MAX_LENGTHS, address_problems
+from store.common.addresses import AddressSerializer, address_data
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
@@ -30,11 +29,6 @@ from store.orders.choices import (
 from store.settings.sections import CURRENCY_CODES
 
 # --- Output -------------------------------------------------------------------------------------
-
-
-def address_data(stored: dict | None) -> dict:
-    stored = stored or {}
-    return {name: stored.get(name, "") for name in ADDRESS_FIELDS}
 
 
 def _customer(order) -> dict | None:
@@ -228,38 +222,6 @@ def page_body(page, render) -> dict:
 
 
 # --- Output shapes (OpenAPI) --------------------------------------------------------------------
-
-
-def _address_text(name: str, **kwargs) -> serializers.CharField:
-    return serializers.CharField(
-        max_length=MAX_LENGTHS[name], allow_blank=True, required=False, **kwargs
-    )
-
-
-# An address, checked by the store's one address rule (store.common.addresses).
-class AddressSerializer(serializers.Serializer):
-    first_name = _address_text("first_name")
-    last_name = _address_text("last_name")
-    company = _address_text("company")
-    address_1 = _address_text("address_1")
-    address_2 = _address_text("address_2")
-    city = _address_text("city")
-    state = _address_text("state", help_text="Region or state.")
-    postcode = _address_text("postcode")
-    country = CaseInsensitiveChoiceField(
-        choices=[code for code, _name in countries],
-        allow_blank=True,
-        required=False,
-        help_text="ISO 3166-1 alpha-2.",
-    )
-    email = serializers.EmailField(allow_blank=True, required=False)
-    phone = _address_text("phone")
-
-    def validate(self, attrs):
-        cleaned, problems = address_problems(attrs)
-        if problems:
-            raise serializers.ValidationError(problems)
-        return cleaned
 
 
 class CustomerRefSerializer(serializers.Serializer):

@@ -230,7 +230,7 @@ class CartShippingAddressView(CartSessionView):
         cart = shipping_services.cart_shipping_address_set(
             **self.session(request),
             country=body["country"],
-            region=body.get("region"),
+            region=body.get("state"),
             postcode=body.get("postcode"),
         )
         return self.cart_answer(request, cart)
