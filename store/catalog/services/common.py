@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store.catalog.models import Product, Variant
-from store.catalog.rules import barcode_problem
+from store.catalog.rules import barcode_problem, sale_price_problem
 from store.common.errors import not_found
 from store.common.problems import Problems
 
@@ -17,6 +17,16 @@ def existing_or_new(model, pk: int | None, resource: str):
     if row is None:
         raise not_found(resource, pk)
     return row
+
+
+def check_sale_price(problems: Problems, fields: dict, row: Product | Variant) -> None:
+    """The one sale-price rule (store.catalog.rules.sale_price_problem) on the prices a write
+    leaves: those sent, else the row's."""
+    problem = sale_price_problem(
+        fields.get("regular_price", row.regular_price), fields.get("sale_price", row.sale_price)
+    )
+    if problem:
+        problems.add("sale_price", problem)
 
 
 def sku_taken(sku: str, *, product_id: int | None = None, variant_id: int | None = None) -> bool:

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from store.catalog.models import Attribute, AttributeTerm, Product, Variant, VariantAttribute
 from store.catalog.rules import derive_price
-from store.catalog.services.common import check_identifiers
+from store.catalog.services.common import check_identifiers, check_sale_price
 from store.catalog.services.products import (
     check_variable,
     ensure_product_terms,
@@ -122,12 +122,7 @@ def _validated(variant: Variant, fields: dict, *, creating: bool):
             image = MediaImage.objects.filter(pk=fields["image_id"]).first()
             if image is None:
                 problems.add("image_id", f"No image with id {fields['image_id']}.")
-    regular = fields.get("regular_price", variant.regular_price)
-    sale = fields.get("sale_price", variant.sale_price)
-    if sale is not None and regular is None:
-        problems.add("sale_price", "A sale price needs a regular price.")
-    elif sale is not None and regular is not None and sale >= regular:
-        problems.add("sale_price", "The sale price must be lower than the regular price.")
+    check_sale_price(problems, fields, variant)
     if "stock_status" in fields and fields.get("track_inventory", variant.track_inventory):
         problems.add(
             "stock_status",
