@@ -10,8 +10,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.cart.api.serializers import (
-    CartHintField,
+from store.cart.shapes import (
     CartSerializer,
     ChosenMethodSerializer,
     NoticeSerializer,
@@ -27,6 +26,7 @@ from store.checkout.services.checkout import (
 )
 from store.checkout.services.complete import order_received_url
 from store.common.addresses import REQUIRED_ADDRESS, AddressSerializer, address_data
+from store.common.cart_session import CartHintField
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.nonce import NonceAnswerSerializer

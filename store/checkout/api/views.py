@@ -9,8 +9,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
 from common.api.parsers import JSONParser
-from store.cart.api import serializers as cart_serializers
-from store.cart.api.views.cart import SESSION_PARAMETERS, CartSessionView
+from store.cart import shapes as cart_shapes
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_find
 from store.checkout.models import EDITABLE, Checkout
@@ -18,10 +17,11 @@ from store.checkout.services import accounts as account_services
 from store.checkout.services import checkout as services
 from store.checkout.services import complete as completing
 from store.common import nonce as nonces
+from store.common.cart_session import SESSION_PARAMETERS
 from store.common.params import validate_body
 from store.common.permissions import PUBLIC
 from store.common.schema import store_schema
-from store.common.views import StoreAPIView
+from store.common.views import CartSessionView, StoreAPIView
 from store.payments import services as payment_services
 from store.settings import selectors as store_settings
 
@@ -307,7 +307,7 @@ class _SessionLoginView(CheckoutSessionView):
         )
         body = nonces.nonce_answer(request._request)
         body["user"]["email_verified"] = user.email_verified
-        body["cart"] = cart_serializers.cart_data(cart_state(cart))
+        body["cart"] = cart_shapes.cart_data(cart_state(cart))
         body["checkout_id"] = open_checkout
         return self.answer(request, cart, body, status=status)
 

@@ -1,19 +1,26 @@
 """The store's shared kernel (store.common): the problems collector, output formats, strict
-input fields, money guards and the nonce answer; each written once and used by every sub-app."""
+input fields, money guards, the nonce answer and the cart-session routes' base; each written
+once and used by every sub-app."""
 
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 from django.test import RequestFactory
+from django.urls import get_resolver
 from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
 
 from common.errors import ValidationFailed
 from store.common import nonce as nonces
+from store.common.cart_session import CART_COOKIE, CART_HEADER
 from store.common.formats import decimal_str, iso
 from store.common.money import MoneyField, parse_money
 from store.common.params import IdListField, NumberField, StrictDecimalField
 from store.common.problems import Problems
+from store.common.views import CartSessionView
 from store.shipping.calculation import weight_brackets
 
 # --- Problems -----------------------------------------------------------------------------------
@@ -163,3 +170,41 @@ def test_a_nonce_is_valid_until_its_tick_ends():
     assert nonces.expires_in(start) == nonces.TICK_SECONDS
     assert nonces.expires_in(start + 60) == nonces.TICK_SECONDS - 60
     assert nonces.expires_in(start + nonces.TICK_SECONDS - 1) == 1
+
+
+# --- The cart-session routes --------------------------------------------------------------------
+
+
+def test_the_cart_coupon_and_checkout_routes_share_the_session_base():
+    session_routes = set()
+    for pattern in get_resolver().reverse_dict:
+        view_class = getattr(pattern, "view_class", None)
+        if view_class is not None and issubclass(view_class, CartSessionView):
+            session_routes.add(view_class.__module__)
+    assert session_routes == {
+        "store.cart.api.views.cart",
+        "store.cart.api.views.coupons",
+        "store.checkout.api.views",
+    }
+
+
+def test_a_session_answer_is_not_stored_and_hands_out_a_new_carts_token():
+    view = CartSessionView()
+    cart = SimpleNamespace(token="t" * 43)
+    factory = APIRequestFactory()
+    request = Request(factory.get("/"))
+    response = view.answer(request, cart, {"ok": True}, status=201)
+    assert (response.status_code, response.data, response["Cache-Control"]) == (
+        201,
+        {"ok": True},
+        "no-store",
+    )
+    assert response[CART_HEADER] == cart.token
+    assert response.cookies[CART_COOKIE].value == cart.token
+    assert response.cookies[CART_COOKIE]["httponly"] is True
+    with_cookie = factory.get("/")
+    with_cookie.COOKIES[CART_COOKIE] = cart.token
+    response = view.answer(Request(with_cookie), cart, {})
+    assert not response.has_header(CART_HEADER)
+    assert CART_COOKIE not in response.cookies
+    assert not view.answer(request, None, {}).has_header(CART_HEADER)

@@ -28,8 +28,8 @@ from store.common.params import (
     PageField,
     PerPageField,
 )
-from store.media.api.serializers import ImageObjectSerializer, SourcesSerializer
 from store.media.selectors import featured
+from store.media.shapes import ImageObjectSerializer, SourcesSerializer
 
 from .fields import BrandRefField
 

@@ -9,8 +9,8 @@ from store.catalog.choices import AttributeType
 from store.common.formats import iso
 from store.common.pagination import MetaSerializer
 from store.common.params import IdListField, PageField, PerPageField
-from store.media.api.serializers import ImageObjectSerializer
 from store.media.selectors import featured
+from store.media.shapes import ImageObjectSerializer
 
 # --- Output -------------------------------------------------------------------------------------
 
