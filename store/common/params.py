@@ -70,6 +70,21 @@ def validate_body(serializer_class, data, *, partial: bool = False, **context) -
     return serializer.validated_data
 
 
+# A body that also takes other names for some fields (`aliases = {"billing": "billing_address"}`):
+# clients send either spelling; the field's own name wins when both are sent. (A comment: the
+# OpenAPI description would show a docstring on every body built on it.)
+class AliasedSerializer(serializers.Serializer):
+    aliases: dict[str, str] = {}
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and self.aliases:
+            data = dict(data)
+            for alias, name in self.aliases.items():
+                if alias in data and name not in data:
+                    data[name] = data.pop(alias)
+        return super().to_internal_value(data)
+
+
 # --- Fields ---------------------------------------------------------------------------------
 
 

@@ -30,27 +30,16 @@ from store.common.cart_session import CartHintField
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.nonce import NonceAnswerSerializer
+from store.common.params import AliasedSerializer
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
 from store.payments.gateways import CARD, GATEWAYS, OFFLINE
 
 # --- Input ---------------------------------------------------------------------------------------
 
 
-class _Aliases(serializers.Serializer):
+class CheckoutWriteSerializer(AliasedSerializer):
     """Accepts the alternative names of some fields (clients send both spellings)."""
 
-    aliases: dict[str, str] = {}
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            data = dict(data)
-            for alias, name in self.aliases.items():
-                if alias in data and name not in data:
-                    data[name] = data.pop(alias)
-        return super().to_internal_value(data)
-
-
-class CheckoutWriteSerializer(_Aliases):
     aliases = {
         "billing": "billing_address",
         "shipping": "shipping_address",

@@ -15,7 +15,12 @@ from common.api.fields import IdField, IntegerField
 from store.common.addresses import AddressSerializer, address_data
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
-from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
+from store.common.params import (
+    AliasedSerializer,
+    CaseInsensitiveChoiceField,
+    PageField,
+    PerPageField,
+)
 from store.orders.choices import (
     FulfillmentStatus,
     HistoryField,
@@ -537,7 +542,9 @@ class OrderReceivedQuerySerializer(serializers.Serializer):
     )
 
 
-class OrderItemInSerializer(serializers.Serializer):
+class OrderItemInSerializer(AliasedSerializer):
+    aliases = {"unit_price": "price"}  # the same as price
+
     product_id = IntegerField(min_value=1)
     variant_id = IntegerField(min_value=1, required=False, allow_null=True)
     quantity = IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
@@ -551,11 +558,6 @@ class OrderItemInSerializer(serializers.Serializer):
     sku = serializers.CharField(max_length=64, required=False, allow_blank=True)
     options = serializers.DictField(required=False)
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and "price" not in data and "unit_price" in data:
-            data = {**data, "price": data["unit_price"]}  # unit_price: the same as price
-        return super().to_internal_value(data)
-
 
 class OrderItemUpdateSerializer(serializers.Serializer):
     quantity = IntegerField(min_value=1, max_value=1_000_000, required=False)
@@ -566,7 +568,9 @@ class OrderItemUpdateSerializer(serializers.Serializer):
     options = serializers.DictField(required=False)
 
 
-class OrderFieldsSerializer(serializers.Serializer):
+class OrderFieldsSerializer(AliasedSerializer):
+    aliases = {"billing": "billing_address", "shipping": "shipping_address"}
+
     customer_id = IntegerField(min_value=1, required=False, allow_null=True)
     currency = CaseInsensitiveChoiceField(
         choices=CURRENCY_CODES, required=False, help_text="ISO 4217; default the store's."
@@ -586,17 +590,6 @@ class OrderFieldsSerializer(serializers.Serializer):
     shipping_total = MoneyField(required=False)
     shipping_tax = MoneyField(required=False)
     discount_total = MoneyField(required=False)
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            for short, name in (("billing", "billing_address"), ("shipping", "shipping_address")):
-                if name not in data and short in data:  # the short names are accepted too
-                    data = {**data, name: data[short]}
-        values = super().to_internal_value(data)
-        for name in ("billing_address", "shipping_address"):
-            if values.get(name) is not None:
-                values[name] = dict(values[name])
-        return values
 
 
 class OrderCreateSerializer(OrderFieldsSerializer):

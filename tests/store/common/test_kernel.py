@@ -18,7 +18,7 @@ from store.common import nonce as nonces
 from store.common.cart_session import CART_COOKIE, CART_HEADER
 from store.common.formats import decimal_str, iso
 from store.common.money import MoneyField, parse_money
-from store.common.params import IdListField, NumberField, StrictDecimalField
+from store.common.params import AliasedSerializer, IdListField, NumberField, StrictDecimalField
 from store.common.problems import Problems
 from store.common.views import CartSessionView
 from store.shipping.calculation import weight_brackets
@@ -208,3 +208,19 @@ def test_a_session_answer_is_not_stored_and_hands_out_a_new_carts_token():
     assert not response.has_header(CART_HEADER)
     assert CART_COOKIE not in response.cookies
     assert not view.answer(request, None, {}).has_header(CART_HEADER)
+
+
+def test_an_aliased_body_takes_either_name_and_its_own_wins():
+    class Body(AliasedSerializer):
+        aliases = {"note": "customer_note"}
+
+        customer_note = serializers.CharField(required=False)
+
+    def validated(data):
+        body = Body(data=data)
+        assert body.is_valid(), body.errors
+        return dict(body.validated_data)
+
+    assert validated({"note": "Hi"}) == {"customer_note": "Hi"}
+    assert validated({"customer_note": "Own", "note": "Alias"}) == {"customer_note": "Own"}
+    assert validated({}) == {}
