@@ -25,6 +25,7 @@ from store.cart.services.session import cart_find, cart_for_update
 from store.cart.services.shipping import cart_destination_set, cart_method_choose
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
+from store.common.accounts import logged_in
 from store.common.addresses import REQUIRED, REQUIRED_ADDRESS, Address, address_for_storing
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.problems import Problems
@@ -41,10 +42,6 @@ logger = logging.getLogger(__name__)
 CHECKOUT_SOURCE = OrderSource.CHECKOUT
 
 
-def logged_in_user(user):
-    return user if user is not None and getattr(user, "is_authenticated", False) else None
-
-
 # --- Finding a checkout --------------------------------------------------------------------------
 
 
@@ -57,7 +54,7 @@ def _allowed(checkout: Checkout, cart: Cart | None, user) -> bool:
 
 def checkout_find(*, checkout_id: int, token: str | None, user=None) -> Checkout:
     """The request's checkout (no lock); 404 `checkout_not_found` for anyone else's."""
-    user = logged_in_user(user)
+    user = logged_in(user)
     cart = cart_find(token=token, user=user)
     checkout = Checkout.objects.select_related("order").filter(pk=checkout_id).first()
     if checkout is None or not _allowed(checkout, cart, user):
@@ -67,7 +64,7 @@ def checkout_find(*, checkout_id: int, token: str | None, user=None) -> Checkout
 
 def checkout_current(*, token: str | None, user=None) -> Checkout:
     """The open (or expired) checkout of the request's cart; 404 `checkout_not_found`."""
-    cart = cart_find(token=token, user=logged_in_user(user))
+    cart = cart_find(token=token, user=logged_in(user))
     checkout = Checkout.objects.filter(cart=cart, status__in=EDITABLE).first() if cart else None
     if checkout is None:
         raise not_found("checkout")
@@ -278,7 +275,7 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
     coupon uses are held from now on (409 `insufficient_stock`, 400 coupon codes when they
     cannot be; nothing changes then)."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     check_login(user, config)
     cart = cart_for_update(token=token, user=user, create=False)
     if cart is None or not cart.items.exists():
@@ -303,7 +300,7 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
 def checkout_update(*, checkout_id: int, token: str | None, user=None, fields: dict) -> Checkout:
     """Change an open (or expired) checkout's fields; its holds are taken afresh."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     cart = cart_for_update(token=token, user=user, create=False)
     checkout = checkout_locked(checkout_id, cart, user)
     _editable(checkout)
@@ -345,7 +342,7 @@ def checkout_validate(*, checkout_id: int, token: str | None, user=None) -> Vali
     """Check everything complete would (stock, coupons, addresses, shipping, payment) and
     take the holds afresh where possible; answers every problem found (nothing is refused)."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     cart = cart_for_update(token=token, user=user, create=False)
     checkout = checkout_locked(checkout_id, cart, user)
     _editable(checkout)

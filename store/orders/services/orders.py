@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from common import audit
 from common.errors import ServiceError
+from store.common.accounts import logged_in
 from store.common.addresses import address_for_storing
 from store.common.errors import invalid_params, rule_broken
 from store.common.money import money
@@ -156,7 +157,7 @@ def order_create(
         discount_total=money(discount_total or 0),
         coupon_lines=list(coupon_lines or []),
         source=source,
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        created_by=logged_in(actor),
         created_at=now,
         completed_at=now if status == OrderStatus.COMPLETED else None,
     )

@@ -7,6 +7,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.test import RequestFactory
 from django.urls import get_resolver
 from rest_framework import serializers
@@ -15,6 +16,7 @@ from rest_framework.test import APIRequestFactory
 
 from common.errors import ValidationFailed
 from store.common import nonce as nonces
+from store.common.accounts import logged_in
 from store.common.cart_session import CART_COOKIE, CART_HEADER
 from store.common.formats import decimal_str, iso
 from store.common.money import MoneyField, parse_money
@@ -224,3 +226,10 @@ def test_an_aliased_body_takes_either_name_and_its_own_wins():
     assert validated({"note": "Hi"}) == {"customer_note": "Hi"}
     assert validated({"customer_note": "Own", "note": "Alias"}) == {"customer_note": "Own"}
     assert validated({}) == {}
+
+
+def test_logged_in_is_the_account_or_none():
+    account = SimpleNamespace(is_authenticated=True)
+    assert logged_in(account) is account
+    assert logged_in(AnonymousUser()) is None
+    assert logged_in(None) is None
