@@ -25,6 +25,7 @@ from django.core.validators import validate_email
 from django_countries import countries
 from rest_framework import serializers
 
+from accounts.models import normalize_email
 from store.common.locations import clean_country, clean_postcode, clean_region
 from store.common.params import CaseInsensitiveChoiceField
 from store.common.problems import Problems
@@ -126,7 +127,7 @@ def _clean_text(name: str, value) -> str:
             validate_email(text)
         except ValidationError:
             raise ValueError("Enter a valid email address.") from None
-        return text.lower()
+        return normalize_email(text)
     return text
 
 

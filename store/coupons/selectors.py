@@ -9,6 +9,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils import timezone
 
+from accounts.models import normalize_email
 from store.catalog.models import Category, Product
 from store.common.accounts import logged_in
 from store.common.cache import VersionedCache, cached_copy
@@ -37,7 +38,7 @@ class Customer:
     def of(cls, user=None, email: str | None = None) -> Customer:
         account = logged_in(user)
         user_id = account.pk if account is not None else None
-        address = (email or (user.email if user_id else "") or "").strip().lower()
+        address = normalize_email(email or (account.email if account is not None else ""))
         return cls(user_id=user_id, email=address)
 
     @property
