@@ -19,6 +19,20 @@ def derive_price(regular: Decimal | None, sale: Decimal | None) -> tuple[Decimal
     return regular, False
 
 
+def sale_price_problem(regular: Decimal | None, sale: Decimal | None) -> str | None:
+    """Why a sale price cannot go with this regular price, or None: a sale price needs a
+    regular price and must be lower than it (so `derive_price` puts every sale price on sale).
+    The products' and variants' services check with it, and through them the API and the
+    admin."""
+    if sale is None:
+        return None
+    if regular is None:
+        return "A sale price needs a regular price."
+    if sale >= regular:
+        return "The sale price must be lower than the regular price."
+    return None
+
+
 def derive_stock_status(*, track: bool, quantity: int, backorders: bool, manual: str) -> str:
     """With tracking: in stock above zero, else on backorder when allowed, else out of stock.
 

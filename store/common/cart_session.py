@@ -6,7 +6,9 @@ Cart and checkout routes are bound to a session, not to a login. The server sets
 cookie wins, the hint is ignored and the mismatch is only logged (no error).
 
 `cart_token(request)` resolves the token; `issue_cart_token()` and `set_cart_cookie()` create and
-send one. The cart app maps the token to its cart row.
+send one. The cart app maps the token to its cart row. `CartHintField` (the body's `cart_id`)
+and `SESSION_PARAMETERS` (the query parameter and header, for the OpenAPI description) declare
+the hints; the base view of the routes bound to the session is store.common.views.CartSessionView.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
-from rest_framework import exceptions
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import exceptions, serializers
 
 logger = logging.getLogger(__name__)
 
@@ -82,3 +85,38 @@ def set_cart_cookie(response, token: str, *, request=None) -> None:
         samesite="Lax",
         secure=secure,
     )
+
+
+# --- Declared hints ------------------------------------------------------------------------------
+
+
+class CartHintField(serializers.CharField):
+    """The body's `cart_id` hint (read by `cart_token`; a body field so it can be declared)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("max_length", 64)
+        kwargs.setdefault(
+            "help_text",
+            "Cart id hint for clients without cookies; the ec_cart_id cookie wins over it.",
+        )
+        super().__init__(**kwargs)
+
+
+SESSION_PARAMETERS = [
+    OpenApiParameter(
+        CART_PARAM,
+        str,
+        OpenApiParameter.QUERY,
+        required=False,
+        description="Cart id hint for clients without cookies (also accepted as `cart_id` in "
+        "a JSON body and as the X-Cart-ID header). The ec_cart_id cookie wins over it.",
+    ),
+    OpenApiParameter(
+        CART_HEADER,
+        str,
+        OpenApiParameter.HEADER,
+        required=False,
+        description="Cart id hint (see cart_id).",
+    ),
+]

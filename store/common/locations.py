@@ -39,6 +39,15 @@ def country_valid(code: str) -> bool:
     return code in countries
 
 
+def clean_country(value: str | None) -> str:
+    """The ISO 3166-1 alpha-2 code as stored (upper-case, trimmed; "" for none); ValueError
+    when it is not a country's code."""
+    text = (value or "").strip().upper()
+    if text and not country_valid(text):
+        raise ValueError(f"Unknown country code {text!r} (ISO 3166-1 alpha-2, e.g. GR).")
+    return text
+
+
 @cache
 def subdivisions(country: str) -> frozenset[str]:
     """The country's ISO 3166-2 subdivision codes, without the `CC-` prefix."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django.db import models
-from rest_framework import serializers
+
+from store.common.params import StrictDecimalField
 
 MAX_DIGITS = 12
 PLACES = 2
@@ -23,26 +24,40 @@ def money_str(value) -> str | None:
     return None if value is None else format(money(value), "f")
 
 
+def parse_money(value) -> Decimal:
+    """A money amount typed or sent as JSON (a number or a decimal string), checked as
+    MoneyField checks it: a finite number, not negative, at most two places and MAX_DIGITS
+    digits. ValueError saying what is wrong (for rules kept in JSON, like weight brackets)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+        raise ValueError("is not a number")
+    try:
+        amount = Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+    except InvalidOperation:
+        raise ValueError("is not a number") from None
+    if not amount.is_finite():
+        raise ValueError("is not a number")
+    if amount < 0:
+        raise ValueError("is negative")
+    if amount and amount.adjusted() >= MAX_DIGITS - PLACES:
+        raise ValueError(f"has more than {MAX_DIGITS - PLACES} digits before the point")
+    if amount != amount.quantize(_QUANTUM, rounding=ROUND_HALF_UP):
+        raise ValueError(f"has more than {PLACES} decimal places")
+    return amount.quantize(_QUANTUM)
+
+
 def MoneyModelField(**kwargs) -> models.DecimalField:
     return models.DecimalField(max_digits=MAX_DIGITS, decimal_places=PLACES, **kwargs)
 
 
-class MoneyField(serializers.DecimalField):
-    """Accepts a JSON number or a decimal string, at least 0; answers a decimal string."""
+class MoneyField(StrictDecimalField):
+    """Accepts a JSON number or a decimal string, at least 0, at most two places; answers a
+    decimal string."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("max_digits", MAX_DIGITS)
         kwargs.setdefault("decimal_places", PLACES)
-        kwargs.setdefault("min_value", Decimal(0))
         kwargs.setdefault("coerce_to_string", True)
         super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool):
-            self.fail("invalid")
-        if isinstance(data, float):
-            data = repr(data)
-        return super().to_internal_value(data)
 
 
 # --- Whole cents: the cart's arithmetic (store.cart.calculation, store.tax.calculation) ----------

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import time
 
+from django.conf import settings
 from django.utils.crypto import constant_time_compare, salted_hmac
+from rest_framework import serializers
+
+from common.api.fields import IntegerField
 
 TICK_SECONDS = 12 * 3600
 _SALT = "store.common.nonce"
@@ -58,3 +62,33 @@ def verify_nonce(django_request, nonce: str) -> int:
     if constant_time_compare(nonce, _nonce(user.pk, key, tick - 1)):
         return PREVIOUS
     return 0
+
+
+def expires_in(now: float | None = None) -> int:
+    """Seconds the current nonce is certainly valid (the rest of its tick)."""
+    now = now if now is not None else time.time()
+    return TICK_SECONDS - int(now) % TICK_SECONDS
+
+
+def nonce_answer(django_request) -> dict:
+    """What a same-origin front end needs after log-in (GET /auth/nonce, the checkout's log-in
+    and account creation): `{nonce, header, expires_in, user: {id, email, name}}`."""
+    user = django_request.user
+    return {
+        "nonce": create_nonce(django_request),
+        "header": settings.NONCE_HEADER,
+        "expires_in": expires_in(),
+        "user": {"id": user.pk, "email": user.email, "name": user.name},
+    }
+
+
+# The nonce part of an answer (`nonce_answer`), declared for the OpenAPI description.
+class NonceAnswerSerializer(serializers.Serializer):
+    nonce = serializers.CharField(
+        help_text=f"Send it in the {settings.NONCE_HEADER} header (the one named by `header`), "
+        "with the session cookie."
+    )
+    header = serializers.CharField()
+    expires_in = IntegerField(
+        help_text="Seconds the nonce is certainly valid (it may last up to 12 hours longer)."
+    )

@@ -70,6 +70,21 @@ def validate_body(serializer_class, data, *, partial: bool = False, **context) -
     return serializer.validated_data
 
 
+# A body that also takes other names for some fields (`aliases = {"billing": "billing_address"}`):
+# clients send either spelling; the field's own name wins when both are sent. (A comment: the
+# OpenAPI description would show a docstring on every body built on it.)
+class AliasedSerializer(serializers.Serializer):
+    aliases: dict[str, str] = {}
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and self.aliases:
+            data = dict(data)
+            for alias, name in self.aliases.items():
+                if alias in data and name not in data:
+                    data[name] = data.pop(alias)
+        return super().to_internal_value(data)
+
+
 # --- Fields ---------------------------------------------------------------------------------
 
 
@@ -136,6 +151,45 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 StrictIntegerField = fields.StrictIntegerField
+
+
+class StrictDecimalField(serializers.DecimalField):
+    """A JSON number or a decimal string, never a boolean; a float goes through its shortest
+    repr (0.1 is 0.1, not 0.1000000000000000055...). At least 0 unless `min_value` says
+    otherwise (an int: the OpenAPI description writes it as a number). The base of money
+    (store.common.money.MoneyField) and of measures."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", 0)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            self.fail("invalid")
+        if isinstance(data, float):
+            data = repr(data)
+        return super().to_internal_value(data)
+
+
+class NumberField(StrictDecimalField):
+    """A measure (a weight, a dimension): up to 10 digits, 3 places, optional and nullable."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_digits", 10)
+        kwargs.setdefault("decimal_places", 3)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+
+class IdListField(serializers.ListField):
+    """A list of row ids (at most 500 by default); optional."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("child", fields.IdField())
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("max_length", 500)
+        super().__init__(**kwargs)
 
 
 class StrictCharField(serializers.CharField):

@@ -18,6 +18,7 @@ import hashlib
 
 from django.conf import settings
 from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common import idempotency
@@ -26,8 +27,8 @@ from common.api.parsers import JSONParser, MultiPartParser
 from common.api.throttling import ScopedRateThrottle, caller_identity
 from common.api.views import IdempotencyMixin, require_content_type
 from store.common.authentication import STORE_AUTHENTICATION
-from store.common.cart_session import cart_token
-from store.common.permissions import StoreAccess
+from store.common.cart_session import CART_COOKIE, CART_HEADER, cart_token, set_cart_cookie
+from store.common.permissions import PUBLIC, StoreAccess
 from store.common.schema import StoreAutoSchema
 
 
@@ -104,3 +105,39 @@ class StoreViewMixin(IdempotencyMixin):
 
 class StoreAPIView(StoreViewMixin, APIView):
     pass
+
+
+# The base of the cart's, the shopper's coupons' and the checkout's routes: `session(request)`
+# is what their services take; `answer()` sends a body with `Cache-Control: no-store` and, for
+# a cart that is not the cookie's (a cart just made, or a customer's), the cookie and the
+# `X-Cart-ID` header. (The docstring is what the OpenAPI description shows for a route that
+# has no description of its own.)
+class CartSessionView(StoreAPIView):
+    """Public routes bound to the cart session.
+
+    A replayed answer (Idempotency-Key) sets the cart cookie again: a guest whose first write
+    made the cart, and who retries because the answer was lost, has no cookie yet.
+    """
+
+    access = {"*": PUBLIC}
+    idempotency_kept_headers = (*StoreAPIView.idempotency_kept_headers, CART_HEADER)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        token = (
+            response.get(CART_HEADER) if response.has_header(idempotency.REPLAYED_HEADER) else None
+        )
+        if token and request.COOKIES.get(CART_COOKIE) != token:
+            set_cart_cookie(response, token, request=request)
+        return response
+
+    def session(self, request) -> dict:
+        return {"token": cart_token(request).value, "user": request.user}
+
+    def answer(self, request, cart, body: dict, *, status: int = 200) -> Response:
+        response = Response(body, status=status)
+        response["Cache-Control"] = "no-store"
+        if cart is not None and request.COOKIES.get(CART_COOKIE) != cart.token:
+            set_cart_cookie(response, cart.token, request=request)
+            response[CART_HEADER] = cart.token
+        return response

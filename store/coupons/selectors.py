@@ -9,7 +9,9 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils import timezone
 
+from accounts.models import normalize_email
 from store.catalog.models import Category, Product
+from store.common.accounts import logged_in
 from store.common.cache import VersionedCache, cached_copy
 from store.common.errors import not_found
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
@@ -34,8 +36,9 @@ class Customer:
 
     @classmethod
     def of(cls, user=None, email: str | None = None) -> Customer:
-        user_id = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
-        address = (email or (user.email if user_id else "") or "").strip().lower()
+        account = logged_in(user)
+        user_id = account.pk if account is not None else None
+        address = normalize_email(email or (account.email if account is not None else ""))
         return cls(user_id=user_id, email=address)
 
     @property

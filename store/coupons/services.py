@@ -20,8 +20,8 @@ from django.utils import timezone
 from accounts.models import User
 from common.errors import Conflict
 from store.catalog.models import Category, Product
-from store.catalog.services.common import Problems
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.problems import Problems
 from store.coupons import selectors
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus, DiscountType
 from store.coupons.rules import check_active, refused

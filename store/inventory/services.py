@@ -32,6 +32,7 @@ from store.catalog.rules import (
     derive_stock_status,
     unique_value,
 )
+from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.inventory.choices import MovementReason
 from store.inventory.models import StockLevel, StockMovement, Warehouse
@@ -293,9 +294,7 @@ def _post(
                 reference_line=line,
                 note=reference.note[:255],
                 idempotency_key=key,
-                actor=reference.actor
-                if getattr(reference.actor, "is_authenticated", False)
-                else None,
+                actor=logged_in(reference.actor),
             )
     except IntegrityError:
         raise Conflict(

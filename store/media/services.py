@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from common.errors import ServiceError
+from store.common.accounts import logged_in
 from store.common.errors import invalid_params
 from store.media import imaging
 from store.media.models import MediaImage
@@ -107,7 +108,7 @@ def media_upload(*, file, user=None, alt_text: str = "", title: str = "") -> Med
                 alt_text=(alt_text or "")[:255],
                 title=(title or "")[:255],
                 renditions=renditions,
-                uploaded_by=user if user is not None and user.is_authenticated else None,
+                uploaded_by=logged_in(user),
             )
     except Exception:
         _delete_files(written)

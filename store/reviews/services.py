@@ -11,6 +11,7 @@ from django.utils import timezone
 from store.catalog import cache as catalog_cache
 from store.catalog.choices import ProductStatus
 from store.catalog.models import Product
+from store.common.accounts import logged_in
 from store.common.errors import not_found, rule_broken
 from store.reviews.models import Review, ReviewStatus, ReviewVote
 from store.settings import selectors as store_settings
@@ -86,9 +87,7 @@ def review_update(*, review_id: int, fields: dict, moderator=None) -> Review:
             setattr(review, name, fields[name])
     if "status" in fields and fields["status"] != review.status:
         review.status = fields["status"]
-        review.moderated_by = (
-            moderator if moderator is not None and moderator.is_authenticated else None
-        )
+        review.moderated_by = logged_in(moderator)
         review.moderated_at = timezone.now()
     review.save()
     product_rating_refresh(product_id=review.product_id)

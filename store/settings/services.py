@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found
 from store.common.params import validate_body
 from store.settings import registry, selectors
@@ -48,7 +49,7 @@ def settings_update(*, section: str, values: dict, user=None) -> dict:
     if row is None:
         row = SettingsSection(name=section, values={})
     row.values = {**row.values, **{key: cleaned[key] for key in values}}
-    row.updated_by = user if user is not None and user.is_authenticated else None
+    row.updated_by = logged_in(user)
     row.save()
     _after_write(section)
     return selectors._clean(declared, row.values)

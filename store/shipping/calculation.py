@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from store.common.money import to_cents
+from store.common.money import parse_money, to_cents
 from store.shipping.models import FreeShippingRequires, MethodType
 
 
@@ -40,13 +40,14 @@ def weight_brackets(rates) -> list[tuple[Decimal, int]]:
             raise ValueError(f"Bracket {index + 1}: give exactly max_weight and cost.")
         try:
             weight = Decimal(str(entry["max_weight"]))
-            cost = Decimal(str(entry["cost"]))
         except (InvalidOperation, ValueError):
-            raise ValueError(f"Bracket {index + 1}: max_weight and cost are numbers.") from None
-        if not weight.is_finite() or not cost.is_finite() or weight <= 0 or cost < 0:
-            raise ValueError(f"Bracket {index + 1}: max_weight above 0, cost 0 or more.")
-        if cost != cost.quantize(Decimal("0.01")):
-            raise ValueError(f"Bracket {index + 1}: a cost has at most two decimal places.")
+            raise ValueError(f"Bracket {index + 1}: max_weight is a number.") from None
+        if not weight.is_finite() or weight <= 0:
+            raise ValueError(f"Bracket {index + 1}: max_weight is above 0.")
+        try:
+            cost = parse_money(entry["cost"])
+        except ValueError as exc:
+            raise ValueError(f"Bracket {index + 1}: the cost {exc}.") from None
         if out and weight <= out[-1][0]:
             raise ValueError("Brackets go by rising max_weight.")
         out.append((weight, to_cents(cost)))

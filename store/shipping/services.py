@@ -5,7 +5,7 @@ The admin (and the Shipping routes of a later issue) check with these before sav
 
 from __future__ import annotations
 
-from store.common.locations import clean_region, country_valid, pattern_problem
+from store.common.locations import clean_country, clean_region, country_valid, pattern_problem
 from store.shipping.calculation import weight_brackets
 from store.shipping.models import FreeShippingRequires, LocationType, MethodType
 
@@ -14,9 +14,9 @@ def location_clean(*, type: str, code: str) -> str:
     """The code as stored (GR, GR:I, 104*); ValueError saying what is wrong."""
     text = (code or "").strip().upper()
     if type == LocationType.COUNTRY:
-        if not country_valid(text):
-            raise ValueError(f"Unknown country code {code!r} (ISO 3166-1 alpha-2, e.g. GR).")
-        return text
+        if not text:
+            raise ValueError("Give a country code (ISO 3166-1 alpha-2, e.g. GR).")
+        return clean_country(text)
     if type == LocationType.REGION:
         country, _, region = text.replace("-", ":", 1).partition(":")
         if not country_valid(country) or not region:

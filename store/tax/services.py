@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from store.common.locations import clean_region, country_valid, pattern_problem, split_patterns
+from store.common.locations import clean_country, clean_region, pattern_problem, split_patterns
 from store.tax import selectors
 from store.tax.models import REDUCED, STANDARD, ZERO, TaxClass, TaxRate
 
@@ -84,8 +84,10 @@ def eu_vat_rates_load(*, dry_run: bool = False) -> LoadReport:
 def tax_rate_problems(*, country: str, region: str, postcodes: str) -> dict[str, str]:
     """What is wrong with a rate's location fields (empty when nothing is)."""
     problems: dict[str, str] = {}
-    if country and not country_valid(country):
-        problems["country"] = f"Unknown country code {country!r} (ISO 3166-1 alpha-2)."
+    try:
+        clean_country(country)
+    except ValueError as exc:
+        problems["country"] = str(exc)
     if region:
         if not country:
             problems["region"] = "A region needs a country."

@@ -1,5 +1,3 @@
-import time
-
 from django.conf import settings
 from rest_framework.response import Response
 
@@ -27,15 +25,6 @@ class NonceView(StoreAPIView):
         "request. A cross-site page cannot read the answer. 401 without a logged-in session.",
     )
     def get(self, request):
-        nonce = nonces.create_nonce(request._request)
-        remaining = nonces.TICK_SECONDS - int(time.time()) % nonces.TICK_SECONDS
-        user = request.user
         return Response(
-            {
-                "nonce": nonce,
-                "header": settings.NONCE_HEADER,
-                "expires_in": remaining,
-                "user": {"id": user.pk, "email": user.email, "name": user.name},
-            },
-            headers={"Cache-Control": "no-store"},
+            nonces.nonce_answer(request._request), headers={"Cache-Control": "no-store"}
         )

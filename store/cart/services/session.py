@@ -22,19 +22,16 @@ from django.utils import timezone
 from store.cart.models import Cart, CartCoupon, CartItem
 from store.cart.services.stock import stock_limit
 from store.cart.signals import cart_merging
+from store.common.accounts import logged_in
 from store.common.cart_session import issue_cart_token
 from store.settings import selectors as store_settings
 
 logger = logging.getLogger(__name__)
 
 
-def _user(user):
-    return user if user is not None and getattr(user, "is_authenticated", False) else None
-
-
 def cart_find(*, token: str | None, user=None) -> Cart | None:
     """The request's cart, or None (merging a carried guest cart into a customer's)."""
-    user = _user(user)
+    user = logged_in(user)
     if user is not None:
         if token and Cart.objects.filter(token=token, user__isnull=True).exists():
             return cart_merge_on_login(user=user, token=token)
@@ -50,7 +47,7 @@ def cart_for_update(*, token: str | None, user=None, create: bool = True) -> Car
     Concurrent writes to one cart queue on this lock, so two adds of the same item end as
     one line with both quantities.
     """
-    if _user(user) is None:  # a guest: find and lock in one query
+    if logged_in(user) is None:  # a guest: find and lock in one query
         locked = Cart.objects.select_for_update()
         cart = locked.filter(token=token, user__isnull=True).first() if token else None
         if cart is None and create:
@@ -60,7 +57,7 @@ def cart_for_update(*, token: str | None, user=None, create: bool = True) -> Car
     if cart is None:
         if not create:
             return None
-        cart = _create(user=_user(user))
+        cart = _create(user=logged_in(user))
     return Cart.objects.select_for_update().get(pk=cart.pk)
 
 
@@ -97,7 +94,7 @@ def cart_merge_on_login(*, user, token: str | None) -> Cart | None:
     the latest the shopper gave. The guest cart is then deleted. Idempotent: a token that
     names no guest cart leaves everything as it is.
     """
-    user = _user(user)
+    user = logged_in(user)
     if user is None:
         raise ValueError("cart_merge_on_login needs a logged-in user")
     guest = (

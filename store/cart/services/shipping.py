@@ -7,44 +7,52 @@ from django.db import transaction
 from store.cart.models import Cart
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_for_update, touch
+from store.common.addresses import DESTINATION_FIELDS, address_clean
 from store.common.errors import invalid_params, rule_broken
-from store.common.locations import clean_postcode, clean_region, country_valid
 from store.shipping.selectors import method_exists
 
+# The cart's destination is the address's country, state and postcode; the body names the
+# state `region`.
+DESTINATION_PARAMS = {"state": "region"}
 
-def clean_address(*, country: str, region: str | None, postcode: str | None) -> dict:
-    """The address as stored; 400 naming each bad part."""
-    country = (country or "").strip().upper()
-    problems: dict[str, list[str]] = {}
-    if not country_valid(country):
-        problems["country"] = [f"Unknown country code {country!r} (ISO 3166-1 alpha-2, e.g. GR)."]
-    cleaned = {"shipping_country": country, "shipping_region": "", "shipping_postcode": ""}
-    if "country" not in problems:
-        try:
-            cleaned["shipping_region"] = clean_region(country, region)
-        except ValueError as exc:
-            problems["region"] = [str(exc)]
-    try:
-        cleaned["shipping_postcode"] = clean_postcode(postcode)
-    except ValueError as exc:
-        problems["postcode"] = [str(exc)]
+
+def clean_destination(*, country: str | None, region: str | None, postcode: str | None) -> dict:
+    """The destination as the cart stores it, cleaned by the store's address rule (the
+    country required); 400 naming each bad part (`country`, `region`, `postcode`)."""
+    cleaned, problems = address_clean(
+        {"country": country, "state": region, "postcode": postcode},
+        keys=DESTINATION_FIELDS,
+        required=("country",),
+    )
     if problems:
-        raise invalid_params(problems)
-    return cleaned
+        raise invalid_params(
+            {DESTINATION_PARAMS.get(name, name): messages for name, messages in problems.items()}
+        )
+    return {
+        "shipping_country": cleaned["country"],
+        "shipping_region": cleaned.get("state", ""),
+        "shipping_postcode": cleaned.get("postcode", ""),
+    }
 
 
 @transaction.atomic
 def cart_shipping_address_set(
-    *, token: str | None, user=None, country: str, region: str | None, postcode: str | None
+    *,
+    token: str | None,
+    user=None,
+    country: str | None,
+    region: str | None,
+    postcode: str | None,
 ) -> Cart:
     """Set the address shipping (and tax) is reckoned for; makes the cart when needed."""
-    cleaned = clean_address(country=country, region=region, postcode=postcode)
+    cleaned = clean_destination(country=country, region=region, postcode=postcode)
     cart = cart_for_update(token=token, user=user)
     return cart_destination_set(cart=cart, cleaned=cleaned)
 
 
 def cart_destination_set(*, cart: Cart, cleaned: dict) -> Cart:
-    """Store a cleaned address (clean_address) on a locked cart (the checkout calls it too)."""
+    """Store a cleaned destination (clean_destination) on a locked cart (the checkout calls
+    it too)."""
     for name, value in cleaned.items():
         setattr(cart, name, value)
     cart.save(update_fields=[*cleaned, "updated_at"])

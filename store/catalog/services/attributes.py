@@ -8,8 +8,9 @@ from django.db import transaction
 
 from store.catalog.models import Attribute, AttributeTerm, VariantAttribute
 from store.catalog.rules import base_slug, unique_value
-from store.catalog.services.common import Problems, existing_or_new
+from store.catalog.services.common import existing_or_new
 from store.common.errors import not_found, rule_broken
+from store.common.problems import Problems
 
 _ATTRIBUTE_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 

@@ -6,8 +6,9 @@ from django.db import transaction
 
 from store.catalog.models import Brand
 from store.catalog.rules import base_slug, unique_value
-from store.catalog.services.common import Problems, existing_or_new
+from store.catalog.services.common import existing_or_new
 from store.common.errors import not_found
+from store.common.problems import Problems
 from store.media.models import MediaImage
 
 PLAIN_FIELDS = ("name", "description", "website")

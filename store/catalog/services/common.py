@@ -3,25 +3,9 @@
 from __future__ import annotations
 
 from store.catalog.models import Product, Variant
-from store.catalog.rules import barcode_problem
-from store.common.errors import invalid_params, not_found
-
-
-class Problems:
-    """Collects parameter problems so one refusal names every bad parameter."""
-
-    def __init__(self) -> None:
-        self.errors: dict[str, list[str]] = {}
-        self.code = "invalid_param"
-
-    def add(self, name: str, message: str, *, code: str | None = None) -> None:
-        self.errors.setdefault(name, []).append(message)
-        if code and self.code == "invalid_param":
-            self.code = code
-
-    def raise_if_any(self) -> None:
-        if self.errors:
-            raise invalid_params(self.errors, code=self.code)
+from store.catalog.rules import barcode_problem, sale_price_problem
+from store.common.errors import not_found
+from store.common.problems import Problems
 
 
 def existing_or_new(model, pk: int | None, resource: str):
@@ -33,6 +17,16 @@ def existing_or_new(model, pk: int | None, resource: str):
     if row is None:
         raise not_found(resource, pk)
     return row
+
+
+def check_sale_price(problems: Problems, fields: dict, row: Product | Variant) -> None:
+    """The one sale-price rule (store.catalog.rules.sale_price_problem) on the prices a write
+    leaves: those sent, else the row's."""
+    problem = sale_price_problem(
+        fields.get("regular_price", row.regular_price), fields.get("sale_price", row.sale_price)
+    )
+    if problem:
+        problems.add("sale_price", problem)
 
 
 def sku_taken(sku: str, *, product_id: int | None = None, variant_id: int | None = None) -> bool:

@@ -19,9 +19,10 @@ from store.catalog.models import (
     VariantAttribute,
 )
 from store.catalog.rules import base_slug, derive_price, unique_value
-from store.catalog.services.common import Problems, check_identifiers, existing_or_new
+from store.catalog.services.common import check_identifiers, check_sale_price, existing_or_new
 from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.problems import Problems
 from store.inventory import services as inventory
 from store.media.models import MediaImage
 
@@ -138,12 +139,7 @@ def _resolve_attribute_terms(items: list[dict], problems: Problems) -> list[Attr
 
 
 def _check_rules(product: Product, fields: dict, problems: Problems, *, creating: bool) -> None:
-    regular = fields.get("regular_price", product.regular_price)
-    sale = fields.get("sale_price", product.sale_price)
-    if sale is not None and regular is None:
-        problems.add("sale_price", "A sale price needs a regular price.")
-    elif sale is not None and regular is not None and sale >= regular:
-        problems.add("sale_price", "The sale price must be lower than the regular price.")
+    check_sale_price(problems, fields, product)
     track = fields.get("track_inventory", product.track_inventory)
     if "stock_status" in fields and track:
         problems.add(

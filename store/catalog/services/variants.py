@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from store.catalog.models import Attribute, AttributeTerm, Product, Variant, VariantAttribute
 from store.catalog.rules import derive_price
-from store.catalog.services.common import Problems, check_identifiers
+from store.catalog.services.common import check_identifiers, check_sale_price
 from store.catalog.services.products import (
     check_variable,
     ensure_product_terms,
@@ -17,6 +17,7 @@ from store.catalog.services.products import (
 )
 from store.catalog.services.stock import stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.problems import Problems
 from store.inventory import services as inventory
 from store.media.models import MediaImage
 
@@ -121,12 +122,7 @@ def _validated(variant: Variant, fields: dict, *, creating: bool):
             image = MediaImage.objects.filter(pk=fields["image_id"]).first()
             if image is None:
                 problems.add("image_id", f"No image with id {fields['image_id']}.")
-    regular = fields.get("regular_price", variant.regular_price)
-    sale = fields.get("sale_price", variant.sale_price)
-    if sale is not None and regular is None:
-        problems.add("sale_price", "A sale price needs a regular price.")
-    elif sale is not None and regular is not None and sale >= regular:
-        problems.add("sale_price", "The sale price must be lower than the regular price.")
+    check_sale_price(problems, fields, variant)
     if "stock_status" in fields and fields.get("track_inventory", variant.track_inventory):
         problems.add(
             "stock_status",

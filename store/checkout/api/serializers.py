@@ -10,48 +10,36 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.cart.api.serializers import (
-    CartHintField,
+from store.cart.shapes import (
     CartSerializer,
     ChosenMethodSerializer,
     NoticeSerializer,
     cart_data,
     method_data,
 )
-from store.catalog.api.serializers.fields import StrictIntField
 from store.checkout.models import Checkout, CheckoutStatus
 from store.checkout.services.checkout import (
-    ADDRESS_FIELDS,
-    REQUIRED_ADDRESS,
     Validation,
     needs_payment,
     needs_shipping_address,
     shipping_address_of,
 )
 from store.checkout.services.complete import order_received_url
+from store.common.addresses import REQUIRED_ADDRESS, AddressSerializer, address_data
+from store.common.cart_session import CartHintField
+from store.common.formats import iso
 from store.common.money import MoneyField, money_str
-from store.orders.api.serializers import AddressSerializer, iso
+from store.common.nonce import NonceAnswerSerializer
+from store.common.params import AliasedSerializer
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
 from store.payments.gateways import CARD, GATEWAYS, OFFLINE
 
 # --- Input ---------------------------------------------------------------------------------------
 
 
-class _Aliases(serializers.Serializer):
+class CheckoutWriteSerializer(AliasedSerializer):
     """Accepts the alternative names of some fields (clients send both spellings)."""
 
-    aliases: dict[str, str] = {}
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            data = dict(data)
-            for alias, name in self.aliases.items():
-                if alias in data and name not in data:
-                    data[name] = data.pop(alias)
-        return super().to_internal_value(data)
-
-
-class CheckoutWriteSerializer(_Aliases):
     aliases = {
         "billing": "billing_address",
         "shipping": "shipping_address",
@@ -70,7 +58,7 @@ class CheckoutWriteSerializer(_Aliases):
         allow_null=True,
         help_text="Also accepted as `shipping`; null or absent: ship to the billing address.",
     )
-    shipping_method = StrictIntField(
+    shipping_method = IntegerField(
         min_value=1,
         required=False,
         allow_null=True,
@@ -143,11 +131,6 @@ class CreateAccountSerializer(serializers.Serializer):
 
 
 # --- Output --------------------------------------------------------------------------------------
-
-
-def address_data(stored: dict | None) -> dict:
-    stored = stored or {}
-    return {name: stored.get(name, "") for name in ADDRESS_FIELDS}
 
 
 def order_ref(checkout: Checkout, *, base_url: str, config: dict) -> dict | None:
@@ -437,10 +420,7 @@ class SessionUserSerializer(serializers.Serializer):
     email_verified = serializers.BooleanField()
 
 
-class LoginAnswerSerializer(serializers.Serializer):
+class LoginAnswerSerializer(NonceAnswerSerializer):
     user = SessionUserSerializer()
-    nonce = serializers.CharField(help_text="Send it as X-Platform-Nonce with the cookie.")
-    header = serializers.CharField()
-    expires_in = IntegerField()
     cart = CartSerializer(help_text="The account's cart, the guest cart merged in.")
     checkout_id = IdField(allow_null=True, help_text="The open checkout, now the account's.")

@@ -5,15 +5,11 @@ customer). Bodies are JSON only: a cross-site form cannot post here.
 
 from __future__ import annotations
 
-import time
-
-from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
 from common.api.parsers import JSONParser
-from store.cart.api import serializers as cart_serializers
-from store.cart.api.views.cart import SESSION_PARAMETERS, CartSessionView
+from store.cart import shapes as cart_shapes
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_find
 from store.checkout.models import EDITABLE, Checkout
@@ -21,10 +17,11 @@ from store.checkout.services import accounts as account_services
 from store.checkout.services import checkout as services
 from store.checkout.services import complete as completing
 from store.common import nonce as nonces
+from store.common.cart_session import SESSION_PARAMETERS
 from store.common.params import validate_body
 from store.common.permissions import PUBLIC
 from store.common.schema import store_schema
-from store.common.views import StoreAPIView
+from store.common.views import CartSessionView, StoreAPIView
 from store.payments import services as payment_services
 from store.settings import selectors as store_settings
 
@@ -301,8 +298,6 @@ class _SessionLoginView(CheckoutSessionView):
     idempotent = False
 
     def logged_in(self, request, user, cart, *, status: int = 200):
-        django_request = request._request
-        remaining = nonces.TICK_SECONDS - int(time.time()) % nonces.TICK_SECONDS
         open_checkout = (
             Checkout.objects.filter(cart=cart, status__in=EDITABLE)
             .values_list("pk", flat=True)
@@ -310,19 +305,10 @@ class _SessionLoginView(CheckoutSessionView):
             if cart is not None
             else None
         )
-        body = {
-            "user": {
-                "id": user.pk,
-                "email": user.email,
-                "name": user.name,
-                "email_verified": user.email_verified,
-            },
-            "nonce": nonces.create_nonce(django_request),
-            "header": settings.NONCE_HEADER,
-            "expires_in": remaining,
-            "cart": cart_serializers.cart_data(cart_state(cart)),
-            "checkout_id": open_checkout,
-        }
+        body = nonces.nonce_answer(request._request)
+        body["user"]["email_verified"] = user.email_verified
+        body["cart"] = cart_shapes.cart_data(cart_state(cart))
+        body["checkout_id"] = open_checkout
         return self.answer(request, cart, body, status=status)
 
 

@@ -23,11 +23,12 @@ from store.cart.models import Cart
 from store.cart.services.pricing import CartState, cart_state
 from store.cart.services.session import cart_find, cart_for_update
 from store.cart.services.shipping import cart_destination_set, cart_method_choose
-from store.catalog.services.common import Problems
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
+from store.common.accounts import logged_in
+from store.common.addresses import REQUIRED, REQUIRED_ADDRESS, Address, address_for_storing
 from store.common.errors import invalid_params, not_found, rule_broken
-from store.common.locations import clean_postcode, clean_region, country_valid
+from store.common.problems import Problems
 from store.orders.choices import (
     OrderSource,
 )
@@ -38,33 +39,7 @@ from store.shipping.models import MethodType
 
 logger = logging.getLogger(__name__)
 
-ADDRESS_FIELDS = (
-    "first_name",
-    "last_name",
-    "company",
-    "address_1",
-    "address_2",
-    "city",
-    "state",
-    "postcode",
-    "country",
-    "email",
-    "phone",
-)
-REQUIRED_ADDRESS = ("first_name", "last_name", "address_1", "city", "postcode", "country")
-# Countries without postcodes (UPU): a postcode is not required there.
-NO_POSTCODE = frozenset(
-    (  # noqa: SIM905 - a list of 62 quoted codes would be harder to read
-        "AE AG AO AW BF BI BJ BO BS BW BZ CD CF CG CI CK CM DJ DM ER FJ GA GD GH GM GQ "
-        "GY HK JM KI KM KN KP LC ML MO MR MS MW NR NU QA RW SB SC SL SR ST SY TD TF TG "
-        "TK TL TO TT TV TZ UG VU YE ZW"
-    ).split()
-)
 CHECKOUT_SOURCE = OrderSource.CHECKOUT
-
-
-def logged_in_user(user):
-    return user if user is not None and getattr(user, "is_authenticated", False) else None
 
 
 # --- Finding a checkout --------------------------------------------------------------------------
@@ -79,7 +54,7 @@ def _allowed(checkout: Checkout, cart: Cart | None, user) -> bool:
 
 def checkout_find(*, checkout_id: int, token: str | None, user=None) -> Checkout:
     """The request's checkout (no lock); 404 `checkout_not_found` for anyone else's."""
-    user = logged_in_user(user)
+    user = logged_in(user)
     cart = cart_find(token=token, user=user)
     checkout = Checkout.objects.select_related("order").filter(pk=checkout_id).first()
     if checkout is None or not _allowed(checkout, cart, user):
@@ -89,7 +64,7 @@ def checkout_find(*, checkout_id: int, token: str | None, user=None) -> Checkout
 
 def checkout_current(*, token: str | None, user=None) -> Checkout:
     """The open (or expired) checkout of the request's cart; 404 `checkout_not_found`."""
-    cart = cart_find(token=token, user=logged_in_user(user))
+    cart = cart_find(token=token, user=logged_in(user))
     checkout = Checkout.objects.filter(cart=cart, status__in=EDITABLE).first() if cart else None
     if checkout is None:
         raise not_found("checkout")
@@ -106,29 +81,6 @@ def checkout_locked(checkout_id: int, cart: Cart | None, user) -> Checkout:
 # --- Fields ------------------------------------------------------------------------------------
 
 
-def clean_address(value: dict | None, name: str, problems: Problems) -> dict:
-    """An address as stored (every key, trimmed): the country an ISO 3166-1 code, the state
-    its ISO 3166-2 subdivision (`I` or `GR-I`), the postcode checked; each problem named."""
-    value = value or {}
-    out = {key: str(value.get(key) or "").strip() for key in ADDRESS_FIELDS}
-    out["country"] = out["country"].upper()
-    out["email"] = normalize_email(out["email"])
-    if out["country"] and not country_valid(out["country"]):
-        problems.add(f"{name}.country", f"Unknown country code {out['country']!r}.")
-    elif out["country"]:
-        try:
-            out["state"] = clean_region(out["country"], out["state"])
-        except ValueError as exc:
-            problems.add(f"{name}.state", str(exc))
-    elif out["state"]:
-        problems.add(f"{name}.country", "Give the country of the state.")
-    try:
-        out["postcode"] = clean_postcode(out["postcode"])
-    except ValueError as exc:
-        problems.add(f"{name}.postcode", str(exc))
-    return out
-
-
 def shipping_address_of(checkout: Checkout) -> dict:
     """Where the order ships: the shipping address, else the billing address."""
     return checkout.shipping_address or checkout.billing_address or {}
@@ -140,9 +92,13 @@ def _apply(checkout: Checkout, cart: Cart, fields: dict, config: dict) -> None:
     problems = Problems()
     billing = shipping = None
     if "billing_address" in fields:
-        billing = clean_address(fields["billing_address"], "billing_address", problems)
+        billing = address_for_storing(
+            fields["billing_address"], name="billing_address", problems=problems
+        )
     if fields.get("shipping_address"):
-        shipping = clean_address(fields["shipping_address"], "shipping_address", problems)
+        shipping = address_for_storing(
+            fields["shipping_address"], name="shipping_address", problems=problems
+        )
     problems.raise_if_any()
     if fields.get("payment_method"):
         payment_services.gateway_get(method_id=fields["payment_method"], config=config)
@@ -183,13 +139,9 @@ def needs_shipping_address(state: CartState) -> bool:
 
 
 def _required(address: dict, name: str, problems: Problems, *, phone: bool = False) -> None:
-    for key in REQUIRED_ADDRESS:
-        if key == "postcode" and address.get("country") in NO_POSTCODE:
-            continue
-        if not address.get(key):
-            problems.add(f"{name}.{key}", "Required.")
-    if phone and not address.get("phone"):
-        problems.add(f"{name}.phone", "Required.")
+    required = (*REQUIRED_ADDRESS, "phone") if phone else REQUIRED_ADDRESS
+    for key in Address.of(address).missing(required):
+        problems.add(f"{name}.{key}", REQUIRED)
 
 
 def check_fields(checkout: Checkout, state: CartState, config: dict) -> None:
@@ -323,7 +275,7 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
     coupon uses are held from now on (409 `insufficient_stock`, 400 coupon codes when they
     cannot be; nothing changes then)."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     check_login(user, config)
     cart = cart_for_update(token=token, user=user, create=False)
     if cart is None or not cart.items.exists():
@@ -348,7 +300,7 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
 def checkout_update(*, checkout_id: int, token: str | None, user=None, fields: dict) -> Checkout:
     """Change an open (or expired) checkout's fields; its holds are taken afresh."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     cart = cart_for_update(token=token, user=user, create=False)
     checkout = checkout_locked(checkout_id, cart, user)
     _editable(checkout)
@@ -390,7 +342,7 @@ def checkout_validate(*, checkout_id: int, token: str | None, user=None) -> Vali
     """Check everything complete would (stock, coupons, addresses, shipping, payment) and
     take the holds afresh where possible; answers every problem found (nothing is refused)."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     cart = cart_for_update(token=token, user=user, create=False)
     checkout = checkout_locked(checkout_id, cart, user)
     _editable(checkout)

@@ -45,9 +45,10 @@ from store.checkout.services.checkout import (
     check_shipping,
     checkout_locked,
     holds_refresh,
-    logged_in_user,
     shipping_address_of,
 )
+from store.common.accounts import logged_in
+from store.common.formats import iso
 from store.common.money import from_cents, money
 from store.coupons import services as coupon_services
 from store.customers.models import Customer
@@ -266,7 +267,7 @@ def checkout_complete(
     402 `payment_declined` with the order kept (complete again). A completed checkout
     answers again, unchanged."""
     config = store_settings.get_all()
-    user = logged_in_user(user)
+    user = logged_in(user)
     now = timezone.now()
     changed = None
     with transaction.atomic():
@@ -466,7 +467,7 @@ def _pay_by_card(
                 checkout.payment_error = {
                     "code": charge.decline_code,
                     "message": charge.message,
-                    "at": now.isoformat().replace("+00:00", "Z"),
+                    "at": iso(now),
                 }
             checkout.save()
     except Exception:

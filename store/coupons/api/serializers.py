@@ -6,11 +6,12 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.catalog.api.serializers.fields import IdListField, StrictIntField, iso
+from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.pagination import MetaSerializer
 from store.common.params import (
     CaseInsensitiveChoiceField,
+    IdListField,
     PageField,
     PerPageField,
     StrictBooleanField,
@@ -39,8 +40,8 @@ class CouponWriteSerializer(serializers.Serializer):
     )
     minimum_amount = _optional_money("Minimum cart subtotal.")
     maximum_amount = _optional_money("Maximum cart subtotal.")
-    usage_limit = StrictIntField(min_value=1, required=False, allow_null=True)
-    usage_limit_per_user = StrictIntField(min_value=1, required=False, allow_null=True)
+    usage_limit = IntegerField(min_value=1, required=False, allow_null=True)
+    usage_limit_per_user = IntegerField(min_value=1, required=False, allow_null=True)
     individual_use = StrictBooleanField(required=False)
     exclude_sale_items = StrictBooleanField(required=False)
     product_ids = IdListField(help_text="Only these products (empty: all).")

@@ -1,44 +1,21 @@
 from rest_framework import serializers
 
-from common.api.fields import IdField, IntegerField
+from common.api.fields import IntegerField
+from store.common.formats import iso
 from store.common.params import PageField, PerPageField
 from store.media.selectors import featured
+from store.media.shapes import ImageObjectSerializer, SourcesSerializer
 
 
-class ImageObjectSerializer(serializers.Serializer):
-    """The featured_image object: the original and its sizes in the base format."""
+class MediaSerializer(ImageObjectSerializer):
+    """An image of the media library: the featured_image object with its modern formats and
+    its record (title, file name and type, size, upload time)."""
 
-    id = IdField()
-    url = serializers.CharField()
-    thumbnail = serializers.CharField()
-    medium = serializers.CharField()
-    large = serializers.CharField()
-    alt = serializers.CharField()
-    width = IntegerField()
-    height = IntegerField()
-
-
-class SourcesSerializer(serializers.Serializer):
-    """Modern formats by size, when made: {"avif": {"thumbnail": url, ...}, "webp": {...}}."""
-
-    avif = serializers.DictField(child=serializers.CharField(), required=False)
-    webp = serializers.DictField(child=serializers.CharField(), required=False)
-
-
-class MediaSerializer(serializers.Serializer):
-    id = IdField()
-    url = serializers.CharField()
-    thumbnail = serializers.CharField()
-    medium = serializers.CharField()
-    large = serializers.CharField()
     sources = SourcesSerializer()
-    alt = serializers.CharField()
     title = serializers.CharField()
     original_name = serializers.CharField()
     content_type = serializers.CharField()
     size = IntegerField(column="BigIntegerField", help_text="Bytes.")
-    width = IntegerField()
-    height = IntegerField()
     created_at = serializers.DateTimeField()
 
     def to_representation(self, image):
@@ -49,7 +26,7 @@ class MediaSerializer(serializers.Serializer):
             "original_name": image.original_name,
             "content_type": image.content_type,
             "size": image.size,
-            "created_at": serializers.DateTimeField().to_representation(image.created_at),
+            "created_at": iso(image.created_at),
         }
 
 

@@ -7,17 +7,20 @@ same shapes for the OpenAPI description.
 
 from __future__ import annotations
 
-from datetime import UTC
 from decimal import Decimal
 
-from django_countries import countries
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.catalog.api.serializers.fields import StrictIntField
-from store.common.addresses import ADDRESS_FIELDS, MAX_LENGTHS, address_problems
+from store.common.addresses import AddressSerializer, address_data
+from store.common.formats import iso
 from store.common.money import MoneyField, money_str
-from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
+from store.common.params import (
+    AliasedSerializer,
+    CaseInsensitiveChoiceField,
+    PageField,
+    PerPageField,
+)
 from store.orders.choices import (
     FulfillmentStatus,
     HistoryField,
@@ -31,19 +34,6 @@ from store.orders.choices import (
 from store.settings.sections import CURRENCY_CODES
 
 # --- Output -------------------------------------------------------------------------------------
-
-
-def iso(value) -> str | None:
-    """UTC ISO 8601 as DRF writes it (`...Z`), without building a field per value."""
-    if value is None:
-        return None
-    text = value.astimezone(UTC).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def address_data(stored: dict | None) -> dict:
-    stored = stored or {}
-    return {name: stored.get(name, "") for name in ADDRESS_FIELDS}
 
 
 def _customer(order) -> dict | None:
@@ -239,38 +229,6 @@ def page_body(page, render) -> dict:
 # --- Output shapes (OpenAPI) --------------------------------------------------------------------
 
 
-def _address_text(name: str, **kwargs) -> serializers.CharField:
-    return serializers.CharField(
-        max_length=MAX_LENGTHS[name], allow_blank=True, required=False, **kwargs
-    )
-
-
-# An address, checked by the store's one address rule (store.common.addresses).
-class AddressSerializer(serializers.Serializer):
-    first_name = _address_text("first_name")
-    last_name = _address_text("last_name")
-    company = _address_text("company")
-    address_1 = _address_text("address_1")
-    address_2 = _address_text("address_2")
-    city = _address_text("city")
-    state = _address_text("state", help_text="Region or state.")
-    postcode = _address_text("postcode")
-    country = CaseInsensitiveChoiceField(
-        choices=[code for code, _name in countries],
-        allow_blank=True,
-        required=False,
-        help_text="ISO 3166-1 alpha-2.",
-    )
-    email = serializers.EmailField(allow_blank=True, required=False)
-    phone = _address_text("phone")
-
-    def validate(self, attrs):
-        cleaned, problems = address_problems(attrs)
-        if problems:
-            raise serializers.ValidationError(problems)
-        return cleaned
-
-
 class CustomerRefSerializer(serializers.Serializer):
     id = IdField()
     email = serializers.EmailField()
@@ -374,8 +332,8 @@ class PaymentsSerializer(serializers.Serializer):
 
 
 class ShipmentLineSerializer(serializers.Serializer):
-    order_item_id = StrictIntField(min_value=1)
-    quantity = StrictIntField(min_value=1, max_value=1_000_000)
+    order_item_id = IntegerField(min_value=1)
+    quantity = IntegerField(min_value=1, max_value=1_000_000)
 
 
 class ShipmentSerializer(serializers.Serializer):
@@ -584,10 +542,12 @@ class OrderReceivedQuerySerializer(serializers.Serializer):
     )
 
 
-class OrderItemInSerializer(serializers.Serializer):
-    product_id = StrictIntField(min_value=1)
-    variant_id = StrictIntField(min_value=1, required=False, allow_null=True)
-    quantity = StrictIntField(min_value=1, max_value=1_000_000, required=False, default=1)
+class OrderItemInSerializer(AliasedSerializer):
+    aliases = {"unit_price": "price"}  # the same as price
+
+    product_id = IntegerField(min_value=1)
+    variant_id = IntegerField(min_value=1, required=False, allow_null=True)
+    quantity = IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
     price = MoneyField(
         required=False,
         allow_null=True,
@@ -598,14 +558,9 @@ class OrderItemInSerializer(serializers.Serializer):
     sku = serializers.CharField(max_length=64, required=False, allow_blank=True)
     options = serializers.DictField(required=False)
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and "price" not in data and "unit_price" in data:
-            data = {**data, "price": data["unit_price"]}  # unit_price: the same as price
-        return super().to_internal_value(data)
-
 
 class OrderItemUpdateSerializer(serializers.Serializer):
-    quantity = StrictIntField(min_value=1, max_value=1_000_000, required=False)
+    quantity = IntegerField(min_value=1, max_value=1_000_000, required=False)
     price = MoneyField(required=False, help_text="Unit price.")
     tax = MoneyField(required=False)
     title = serializers.CharField(max_length=255, required=False)
@@ -613,8 +568,10 @@ class OrderItemUpdateSerializer(serializers.Serializer):
     options = serializers.DictField(required=False)
 
 
-class OrderFieldsSerializer(serializers.Serializer):
-    customer_id = StrictIntField(min_value=1, required=False, allow_null=True)
+class OrderFieldsSerializer(AliasedSerializer):
+    aliases = {"billing": "billing_address", "shipping": "shipping_address"}
+
+    customer_id = IntegerField(min_value=1, required=False, allow_null=True)
     currency = CaseInsensitiveChoiceField(
         choices=CURRENCY_CODES, required=False, help_text="ISO 4217; default the store's."
     )
@@ -633,17 +590,6 @@ class OrderFieldsSerializer(serializers.Serializer):
     shipping_total = MoneyField(required=False)
     shipping_tax = MoneyField(required=False)
     discount_total = MoneyField(required=False)
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            for short, name in (("billing", "billing_address"), ("shipping", "shipping_address")):
-                if name not in data and short in data:  # the short names are accepted too
-                    data = {**data, name: data[short]}
-        values = super().to_internal_value(data)
-        for name in ("billing_address", "shipping_address"):
-            if values.get(name) is not None:
-                values[name] = dict(values[name])
-        return values
 
 
 class OrderCreateSerializer(OrderFieldsSerializer):
@@ -685,7 +631,7 @@ class FulfillmentStatusBodySerializer(serializers.Serializer):
 
 class BulkSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=StrictIntField(min_value=1), allow_empty=False, help_text="At most 100."
+        child=IntegerField(min_value=1), allow_empty=False, help_text="At most 100."
     )
     action = serializers.CharField(
         max_length=32, help_text="delete, or the status every order moves to."

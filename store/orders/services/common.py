@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from common import audit
+from store.common.accounts import logged_in
 from store.common.errors import not_found, rule_broken
 from store.orders.choices import EDITABLE, OrderSource
 from store.orders.models import Order, OrderStatusChange
@@ -79,7 +80,7 @@ def record(
         to_value=new,
         note=(note or "")[:255],
         source=source,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=logged_in(actor),
     )
 
 

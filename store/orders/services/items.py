@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Sum
 
-from store.catalog.services.common import Problems
 from store.common.errors import rule_broken
 from store.common.money import money
+from store.common.problems import Problems
 from store.inventory.choices import MovementReason
 from store.orders.choices import CLAIMING, OrderSource
 from store.orders.models import OrderItem, ShipmentItem

@@ -11,8 +11,8 @@ from decimal import Decimal
 
 from store.catalog.choices import ProductType
 from store.catalog.models import Product, Variant, VariantAttribute
-from store.catalog.services.common import Problems
 from store.common.money import money
+from store.common.problems import Problems
 from store.orders.models import OrderItem
 
 

@@ -12,9 +12,11 @@ from django.utils import timezone
 
 from common import audit
 from common.errors import ServiceError
-from store.catalog.services.common import Problems
+from store.common.accounts import logged_in
+from store.common.addresses import address_for_storing
 from store.common.errors import invalid_params, rule_broken
 from store.common.money import money
+from store.common.problems import Problems
 from store.customers.models import Customer
 from store.customers.services import customer_for_email
 from store.inventory.choices import MovementReason
@@ -119,8 +121,14 @@ def order_create(
     if customer is None:
         customer = _customer(customer_id, problems)
     lines = resolve_lines(items, problems)
+    billing_address = address_for_storing(
+        billing_address, name="billing_address", problems=problems
+    )
+    shipping_address = address_for_storing(
+        shipping_address, name="shipping_address", problems=problems
+    )
     problems.raise_if_any()
-    if customer is None and (billing_address or {}).get("email"):
+    if customer is None and billing_address.get("email"):
         customer = customer_for_email(
             email=billing_address["email"],
             defaults={
@@ -136,8 +144,8 @@ def order_create(
         status=status,
         currency=_currency(currency),
         customer=customer,
-        billing_address=billing_address or {},
-        shipping_address=shipping_address or {},
+        billing_address=billing_address,
+        shipping_address=shipping_address,
         payment_method=payment_method or "",
         payment_method_title=payment_method_title or "",
         shipping_method=shipping_method or "",
@@ -149,7 +157,7 @@ def order_create(
         discount_total=money(discount_total or 0),
         coupon_lines=list(coupon_lines or []),
         source=source,
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        created_by=logged_in(actor),
         created_at=now,
         completed_at=now if status == OrderStatus.COMPLETED else None,
     )
@@ -183,13 +191,17 @@ def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.
             "Payments are recorded in this order's currency; it cannot change now.",
             code="currency_locked",
         )
+    addresses = {
+        name: address_for_storing(fields[name], name=name, problems=problems)
+        for name in ("billing_address", "shipping_address")
+        if name in fields
+    }
     problems.raise_if_any()
     order.customer = customer
     if "currency" in fields:
         order.currency = _currency(fields["currency"])
-    for name in ("billing_address", "shipping_address"):
-        if name in fields:
-            setattr(order, name, fields[name] or {})
+    for name, address in addresses.items():
+        setattr(order, name, address)
     for name in TEXT_FIELDS:
         if name in fields:
             setattr(order, name, fields[name] or "")

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import Q, Sum
 
 from common import audit
+from store.common.accounts import logged_in
 from store.common.errors import invalid_params
 from store.orders.choices import OrderSource, PaymentKind, PaymentRecordStatus
 from store.orders.models import Order, Payment
@@ -49,9 +50,7 @@ def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSourc
     """Record a payment or a refund (`kind`); completed ones count towards the amounts paid."""
     order = order_for_update(order_id)
     trail = order_trail(order)
-    payment = Payment(
-        order=order, created_by=actor if getattr(actor, "is_authenticated", False) else None
-    )
+    payment = Payment(order=order, created_by=logged_in(actor))
     if not fields.get("method"):
         fields = {**fields, "method": order.payment_method}
     _apply(payment, fields)

@@ -8,8 +8,8 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from store.catalog.services.common import Problems
 from store.common.errors import rule_broken
+from store.common.problems import Problems
 from store.orders.choices import (
     CLAIMING,
     SHIPPED_OUT,

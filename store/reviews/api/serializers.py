@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.catalog.api.serializers.fields import StrictIntField, iso
+from store.common.formats import iso
 from store.common.pagination import MetaSerializer
 from store.common.params import CaseInsensitiveChoiceField, PageField, PerPageField
 from store.reviews.models import ReviewStatus
@@ -100,13 +100,13 @@ class StaffReviewsQuerySerializer(ProductReviewsQuerySerializer):
 
 
 class ReviewSubmitSerializer(serializers.Serializer):
-    rating = StrictIntField(min_value=1, max_value=5)
+    rating = IntegerField(min_value=1, max_value=5)
     title = serializers.CharField(max_length=200, allow_blank=True, required=False, default="")
     content = serializers.CharField(max_length=5000)
 
 
 class ReviewUpdateSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=ReviewStatus.choices, required=False)
-    rating = StrictIntField(min_value=1, max_value=5, required=False)
+    rating = IntegerField(min_value=1, max_value=5, required=False)
     title = serializers.CharField(max_length=200, allow_blank=True, required=False)
     content = serializers.CharField(max_length=5000, required=False)

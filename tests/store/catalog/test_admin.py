@@ -25,6 +25,7 @@ from tests.store.catalog.factories import (
     make_product,
     make_variant,
 )
+from tests.store.conftest import API
 
 pytestmark = pytest.mark.django_db
 
@@ -208,6 +209,56 @@ def test_adding_a_variant_on_its_own_page_needs_a_variable_product(browser):
     assert response.status_code == 200
     assert "Only variable products have variants" in response.content.decode()
     assert not Variant.objects.exists()
+
+
+SALE_PRICE_CASES = [
+    # (regular, sale, the refusal or None)
+    ("10.00", "10.00", "The sale price must be lower than the regular price."),
+    ("10.00", "12.00", "The sale price must be lower than the regular price."),
+    ("", "5.00", "A sale price needs a regular price."),
+    ("10.00", "9.99", None),
+]
+
+
+@pytest.mark.parametrize(("regular", "sale", "refusal"), SALE_PRICE_CASES)
+def test_the_one_sale_price_rule_at_every_door(browser, manager_client, regular, sale, refusal):
+    """The API's product and variant writes and the admin's product and variant forms refuse
+    the same sale prices, with the same words (store.catalog.rules.sale_price_problem)."""
+    lamp = make_product(title="Lamp", regular_price="20.00")
+    shirt = make_product(title="Shirt", type="variable", regular_price="20.00")
+    variant = make_variant(shirt, TermFactory(), sku="SHIRT-1", regular_price="20.00")
+    body = {"regular_price": regular or None, "sale_price": sale}
+    doors = {
+        "product API": manager_client.patch(f"{API}/products/{lamp.pk}", body, format="json"),
+        "variant API": manager_client.patch(f"{API}/variants/{variant.pk}", body, format="json"),
+        "product admin": post_form(
+            browser, change_url(lamp), regular_price=regular, sale_price=sale
+        ),
+        "variant admin": post_form(
+            browser, change_url(variant), regular_price=regular, sale_price=sale
+        ),
+    }
+    for door, response in doors.items():
+        if refusal is None:
+            assert response.status_code in (200, 302), (door, response.content[:2000])
+        elif "API" in door:
+            assert response.status_code == 400, door
+            assert response.json()["data"]["params"] == {"sale_price": refusal}, door
+        else:
+            assert response.status_code == 200, door
+            assert refusal in response.content.decode(), door
+    lamp.refresh_from_db()
+    variant.refresh_from_db()
+    if refusal is None:
+        assert (lamp.price, lamp.on_sale, variant.price, variant.on_sale) == (
+            Decimal(sale),
+            True,
+            Decimal(sale),
+            True,
+        )
+    else:
+        assert (lamp.sale_price, lamp.regular_price) == (None, Decimal("20.00"))
+        assert (variant.sale_price, variant.regular_price) == (None, Decimal("20.00"))
 
 
 # --- Categories, brands, attributes -------------------------------------------------------------

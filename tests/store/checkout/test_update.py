@@ -63,6 +63,19 @@ def test_an_address_in_another_country_reprices_the_cart(anon, shop):
     assert response.json()["cart"]["total"] == "65.72"
 
 
+def test_a_blank_shipping_address_ships_to_the_billing_address(anon, shop):
+    body = started(anon, shop, shipping_address={**ADDRESS, "city": "Patras"})
+    assert body["ship_to_billing"] is False
+    blank = dict.fromkeys(ADDRESS, "  ")
+    response = patch(anon, body["id"], {"shipping_address": blank})
+    assert response.status_code == 200, response.content
+    changed = response.json()
+    # An address is stored as its non-empty keys: one with none is no address.
+    assert changed["ship_to_billing"] is True
+    assert changed["shipping_address"]["city"] == "Athens"
+    assert Checkout.objects.get().shipping_address == {}
+
+
 def test_choosing_the_shipping_method(anon, shop):
     body = started(anon, shop)
     response = patch(anon, body["id"], {"shipping_method": shop.pickup.pk})

@@ -102,6 +102,22 @@ def test_the_change_form_saves_through_the_service(admin_user, order):
     assert (order.admin_note, str(order.discount_total)) == ("Checked by phone", "1.00")
 
 
+def test_the_address_fields_follow_the_stores_one_address_rule(admin_user, order):
+    browser = csrf_client(admin_user)
+    url = reverse("admin:store_orders_order_change", args=[order.pk])
+    response = post_form(
+        browser, url, billing_country="GR", billing_state="Attica", admin_note="Changed"
+    )
+    assert response.status_code == 200  # refused on the field, nothing saved
+    assert "Unknown region" in response.content.decode()
+    order.refresh_from_db()
+    assert (order.billing_address, order.admin_note) == ({}, "")
+    response = post_form(browser, url, billing_country="GR", billing_state="gr-i")
+    assert response.status_code == 302, response.content.decode()[:3000]
+    order.refresh_from_db()
+    assert order.billing_address == {"country": "GR", "state": "I"}
+
+
 def test_deleting_in_the_admin_gives_the_stock_back(staff, order):
     lamp = Product.objects.get(sku="LAMP-A")
     url = reverse("admin:store_orders_order_delete", args=[order.pk])

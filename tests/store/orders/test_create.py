@@ -78,7 +78,7 @@ def test_create_with_every_field(manager_client):
         "address_1": "Main St 1",
         "address_2": "Floor 2",
         "city": "Athens",
-        "state": "Attica",
+        "state": "gr-i",  # Attica: its ISO 3166-2 code, with or without the country
         "postcode": "10563",
         "country": "gr",
         "email": "ana@example.com",
@@ -109,7 +109,7 @@ def test_create_with_every_field(manager_client):
     assert body["customer_id"] == customer.pk
     assert body["customer"]["email"] == customer.email
     assert (body["status"], body["currency"]) == ("processing", "USD")
-    assert body["billing_address"] == {**address, "country": "GR"}
+    assert body["billing_address"] == {**address, "state": "I", "country": "GR"}
     assert body["shipping_address"]["city"] == "Patras"
     assert (body["payment_method"], body["payment_method_title"]) == ("card", "Credit card")
     assert (body["shipping_method"], body["shipping_method_title"]) == ("courier", "Courier")
@@ -218,6 +218,12 @@ def test_the_store_currency_setting_is_the_default(manager_client):
         ({"items": [{"product_id": 1, "price": "-1"}]}, {"items.0.price"}),
         ({"billing_address": {"country": "XX"}}, {"billing_address.country"}),
         ({"billing_address": {"email": "nope"}}, {"billing_address.email"}),
+        # The store's one address rule (as at the checkout): the state is an ISO 3166-2
+        # subdivision of its country, the postcode letters, digits, spaces and dashes.
+        ({"billing_address": {"country": "GR", "state": "Attica"}}, {"billing_address.state"}),
+        ({"shipping_address": {"state": "I"}}, {"shipping_address.country"}),
+        ({"shipping_address": {"postcode": "10431!"}}, {"shipping_address.postcode"}),
+        ({"shipping_address": {"city": None}}, {"shipping_address.city"}),
         ({"shipping_total": "-5"}, {"shipping_total"}),
         ({"discount_total": "abc"}, {"discount_total"}),
     ],

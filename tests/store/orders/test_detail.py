@@ -2,6 +2,7 @@
 
 import pytest
 
+from common.errors import ServiceError
 from store.inventory.models import StockMovement
 from store.orders import services
 from store.orders.models import Order, OrderItem, OrderStatusChange, Payment, Shipment
@@ -141,6 +142,51 @@ def test_a_refused_general_update_changes_nothing(manager_client):
     assert (order.admin_note, order.status) == ("before", "cancelled")
     error(manager_client.patch(url(order), {"discount_total": "99"}, format="json"), 400)
     error(manager_client.patch(url(order), {"customer_id": 999}, format="json"), 400)
+
+
+def test_addresses_follow_the_stores_one_address_rule(manager_client):
+    order = make_order(line(stocked(price="10.00")), billing_address={"city": "Athens"})
+    body = manager_client.patch(
+        url(order),
+        {"billing_address": {"country": "gr", "state": "GR-I", "email": " Ana@Example.COM "}},
+        format="json",
+    ).json()
+    assert {key: body["billing_address"][key] for key in ("country", "state", "email", "city")} == {
+        "country": "GR",
+        "state": "I",
+        "email": "ana@example.com",  # e-mail addresses are kept lower-case, as at the checkout
+        "city": "",  # an address replaces the stored one
+    }
+    order.refresh_from_db()
+    assert order.billing_address == {"country": "GR", "state": "I", "email": "ana@example.com"}
+    for address, param in (
+        ({"country": "GR", "state": "Attica"}, "billing_address.state"),
+        ({"state": "I"}, "billing_address.country"),
+        ({"postcode": "10431!"}, "billing_address.postcode"),
+    ):
+        body = error(
+            manager_client.patch(
+                url(order), {"billing_address": address, "admin_note": "x"}, format="json"
+            ),
+            400,
+            "invalid_param",
+        )
+        assert set(body["data"]["params"]) == {param}
+    order.refresh_from_db()
+    assert order.billing_address == {"country": "GR", "state": "I", "email": "ana@example.com"}
+    assert order.admin_note == ""
+
+
+def test_the_order_services_check_addresses_themselves():
+    order = make_order(line(stocked()))
+    with pytest.raises(ServiceError) as caught:
+        services.order_update(
+            order_id=order.pk, fields={"shipping_address": {"country": "GR", "state": "Nowhere"}}
+        )
+    assert set(caught.value.errors) == {"shipping_address.state"}
+    with pytest.raises(ServiceError):
+        services.order_create(items=[], billing_address={"country": "XX"})
+    assert Order.objects.count() == 1
 
 
 def test_the_currency_is_locked_once_payments_are_recorded(manager_client):

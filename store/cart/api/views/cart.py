@@ -12,36 +12,18 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
-from common import idempotency
+from store.cart import shapes
 from store.cart.api import serializers as s
 from store.cart.services import items as item_services
 from store.cart.services import shipping as shipping_services
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_find
-from store.common.cart_session import CART_COOKIE, CART_HEADER, cart_token, set_cart_cookie
+from store.common.cart_session import SESSION_PARAMETERS
 from store.common.params import validate_body
-from store.common.permissions import PUBLIC
 from store.common.schema import store_schema
-from store.common.views import StoreAPIView
+from store.common.views import CartSessionView
 
 TAG = "Cart"
-SESSION_PARAMETERS = [
-    OpenApiParameter(
-        "cart_id",
-        str,
-        OpenApiParameter.QUERY,
-        required=False,
-        description="Cart id hint for clients without cookies (also accepted as `cart_id` in "
-        "a JSON body and as the X-Cart-ID header). The ec_cart_id cookie wins over it.",
-    ),
-    OpenApiParameter(
-        CART_HEADER,
-        str,
-        OpenApiParameter.HEADER,
-        required=False,
-        description="Cart id hint (see cart_id).",
-    ),
-]
 ITEM_ID = OpenApiParameter(
     "item_id", str, OpenApiParameter.PATH, description="The cart-item token (`items[].id`)."
 )
@@ -52,48 +34,22 @@ SESSION_TEXT = (
 )
 
 
-class CartSessionView(StoreAPIView):
-    """Public routes bound to the cart session.
-
-    A replayed answer (Idempotency-Key) sets the cart cookie again: a guest whose first write
-    made the cart, and who retries because the answer was lost, has no cookie yet.
-    """
-
-    access = {"*": PUBLIC}
+# The cart's routes: bound to the cart session, answering the cart. (No docstring: the OpenAPI
+# description shows the session view's for a route without a description.)
+class CartRoutesView(CartSessionView):
     openapi_tag = TAG
-    idempotency_kept_headers = (*StoreAPIView.idempotency_kept_headers, CART_HEADER)
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        token = (
-            response.get(CART_HEADER) if response.has_header(idempotency.REPLAYED_HEADER) else None
-        )
-        if token and request.COOKIES.get(CART_COOKIE) != token:
-            set_cart_cookie(response, token, request=request)
-        return response
-
-    def session(self, request) -> dict:
-        return {"token": cart_token(request).value, "user": request.user}
-
-    def answer(self, request, cart, body: dict, *, status: int = 200) -> Response:
-        response = Response(body, status=status)
-        response["Cache-Control"] = "no-store"
-        if cart is not None and request.COOKIES.get(CART_COOKIE) != cart.token:
-            set_cart_cookie(response, cart.token, request=request)
-            response[CART_HEADER] = cart.token
-        return response
 
     def cart_answer(self, request, cart, *, notices=None, status: int = 200) -> Response:
         state = cart_state(cart)
         return self.answer(
-            request, cart, {"cart": s.cart_data(state, notices=notices)}, status=status
+            request, cart, {"cart": shapes.cart_data(state, notices=notices)}, status=status
         )
 
 
-class CartView(CartSessionView):
+class CartView(CartRoutesView):
     @store_schema(
         summary="Read the cart",
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         description="`{cart: {...}}`: items, totals (decimal strings; `total = subtotal - "
         "discount + shipping + tax`, the first three without tax), coupons, tax lines, the "
@@ -105,13 +61,13 @@ class CartView(CartSessionView):
         return self.cart_answer(request, cart)
 
 
-class CartItemsView(CartSessionView):
+class CartItemsView(CartRoutesView):
     throttle_scopes = {"POST": "cart_write"}
 
     @store_schema(
         summary="Add an item to the cart",
         request=s.CartItemAddSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         errors={
             404: "No such active product (`product_not_found`) or enabled variant of it "
@@ -140,7 +96,7 @@ class CartItemsView(CartSessionView):
 ITEM_ERRORS = {404: "No line with this token in the cart (`cart_item_not_found`)."}
 
 
-class CartItemView(CartSessionView):
+class CartItemView(CartRoutesView):
     throttle_scopes = {"*": "cart_write"}
 
     def _update(self, request, item_id):
@@ -153,7 +109,7 @@ class CartItemView(CartSessionView):
     @store_schema(
         summary="Change an item's quantity",
         request=s.CartItemUpdateSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=[ITEM_ID, *SESSION_PARAMETERS],
         errors=ITEM_ERRORS,
         description="Body `{quantity}`; below 1 becomes 1. Raising it is checked against the "
@@ -165,7 +121,7 @@ class CartItemView(CartSessionView):
     @store_schema(
         summary="Change an item's quantity (same as PATCH)",
         request=s.CartItemUpdateSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=[ITEM_ID, *SESSION_PARAMETERS],
         errors=ITEM_ERRORS,
     )
@@ -174,7 +130,7 @@ class CartItemView(CartSessionView):
 
     @store_schema(
         summary="Remove an item",
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=[ITEM_ID, *SESSION_PARAMETERS],
         errors=ITEM_ERRORS,
     )
@@ -183,13 +139,13 @@ class CartItemView(CartSessionView):
         return self.cart_answer(request, cart)
 
 
-class CartClearView(CartSessionView):
+class CartClearView(CartRoutesView):
     throttle_scopes = {"POST": "cart_write"}
 
     @store_schema(
         summary="Empty the cart",
         request=None,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         description="Removes every item and coupon (the shipping address stays); answers the "
         "empty cart. Without a cart, answers an empty one.",
@@ -199,26 +155,26 @@ class CartClearView(CartSessionView):
         return self.cart_answer(request, cart)
 
 
-class CartSummaryView(CartSessionView):
+class CartSummaryView(CartRoutesView):
     @store_schema(
         summary="The cart's counts and totals",
-        responses={200: s.CartSummaryBodySerializer},
+        responses={200: shapes.CartSummaryBodySerializer},
         parameters=SESSION_PARAMETERS,
         description="`{cart: {...}}` like GET /cart without the items, tax lines, address and "
         "notices: for a mini-cart.",
     )
     def get(self, request):
         cart = cart_find(**self.session(request))
-        return self.answer(request, cart, {"cart": s.summary_data(cart_state(cart))})
+        return self.answer(request, cart, {"cart": shapes.summary_data(cart_state(cart))})
 
 
-class CartShippingAddressView(CartSessionView):
+class CartShippingAddressView(CartRoutesView):
     throttle_scopes = {"POST": "cart_write"}
 
     @store_schema(
         summary="Set the shipping address",
         request=s.ShippingAddressSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         description="`country` (ISO 3166-1 alpha-2, required), `region` (ISO 3166-2 "
         "subdivision), `postcode`; each checked (400 `invalid_param` naming it). Shipping "
@@ -230,16 +186,16 @@ class CartShippingAddressView(CartSessionView):
         cart = shipping_services.cart_shipping_address_set(
             **self.session(request),
             country=body["country"],
-            region=body.get("region"),
+            region=body.get("state"),
             postcode=body.get("postcode"),
         )
         return self.cart_answer(request, cart)
 
 
-class CartShippingMethodsView(CartSessionView):
+class CartShippingMethodsView(CartRoutesView):
     @store_schema(
         summary="Shipping methods available for the cart",
-        responses={200: s.ShippingMethodsSerializer},
+        responses={200: shapes.ShippingMethodsSerializer},
         parameters=SESSION_PARAMETERS,
         description="The methods of the first shipping zone matching the cart's address (the "
         "store's country until one is given), each with its cost for this cart and the tax on "
@@ -248,16 +204,16 @@ class CartShippingMethodsView(CartSessionView):
     )
     def get(self, request):
         cart = cart_find(**self.session(request))
-        return self.answer(request, cart, s.shipping_methods_data(cart_state(cart)))
+        return self.answer(request, cart, shapes.shipping_methods_data(cart_state(cart)))
 
 
-class CartShippingMethodView(CartSessionView):
+class CartShippingMethodView(CartRoutesView):
     throttle_scopes = {"POST": "cart_write"}
 
     @store_schema(
         summary="Choose the shipping method",
         request=s.ShippingMethodSelectSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         description="Only a method available for the cart's address and contents (400 "
         "`shipping_method_not_found`, `shipping_method_unavailable`; `cart_empty` without "

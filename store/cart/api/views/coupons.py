@@ -4,11 +4,13 @@ app's."""
 
 from __future__ import annotations
 
+from store.cart import shapes
 from store.cart.api import serializers as s
-from store.cart.api.views.cart import SESSION_PARAMETERS, CartSessionView
+from store.cart.api.views.cart import CartRoutesView
 from store.cart.services import coupons as cart_coupons
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_find
+from store.common.cart_session import SESSION_PARAMETERS
 from store.common.params import validate_body
 from store.common.schema import store_schema
 
@@ -16,7 +18,7 @@ TAG = "Coupons"
 THROTTLED = {429: "Too many coupon attempts (`throttled`); see Retry-After."}
 
 
-class CouponSessionView(CartSessionView):
+class CouponSessionView(CartRoutesView):
     openapi_tag = TAG
 
 
@@ -27,7 +29,7 @@ class CouponApplyView(CouponSessionView):
     @store_schema(
         summary="Apply a coupon to the cart",
         request=s.CouponCodeSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         errors=THROTTLED,
         description="Body `{code}` (any case). Answers `{cart}`. Each refusal is a 400 with its "
@@ -50,7 +52,7 @@ class CouponRemoveView(CouponSessionView):
     @store_schema(
         summary="Remove a coupon from the cart",
         request=s.CouponCodeSerializer,
-        responses={200: s.CartBodySerializer},
+        responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
         description="Body `{code}` (any case); 400 `coupon_not_applied` when the cart does not "
         "have it. Answers `{cart}`. A cart write (THROTTLE_RATE_CART_WRITE).",
@@ -64,13 +66,13 @@ class CouponRemoveView(CouponSessionView):
 class CouponsAppliedView(CouponSessionView):
     @store_schema(
         summary="The coupons applied to the cart",
-        responses={200: s.AppliedCouponsSerializer},
+        responses={200: shapes.AppliedCouponsSerializer},
         parameters=SESSION_PARAMETERS,
         description="`{coupons: [...]}` with what each takes off the cart.",
     )
     def get(self, request):
         cart = cart_find(**self.session(request))
-        return self.answer(request, cart, {"coupons": s.coupon_entry(cart_state(cart))})
+        return self.answer(request, cart, {"coupons": shapes.coupon_entry(cart_state(cart))})
 
 
 class CouponValidateView(CouponSessionView):
@@ -79,7 +81,7 @@ class CouponValidateView(CouponSessionView):
     @store_schema(
         summary="Check a coupon code against the cart",
         request=s.CouponCodeSerializer,
-        responses={200: s.CouponValidationSerializer},
+        responses={200: shapes.CouponValidationSerializer},
         parameters=SESSION_PARAMETERS,
         errors=THROTTLED,
         description="Body `{code}`. Answers 200 `{valid, code, discount, discount_tax, "
@@ -91,4 +93,4 @@ class CouponValidateView(CouponSessionView):
     def post(self, request):
         body = validate_body(s.CouponCodeSerializer, request.data)
         result = cart_coupons.cart_coupon_validate(**self.session(request), code=body["code"])
-        return self.answer(request, None, s.coupon_validation_data(result, code=body["code"]))
+        return self.answer(request, None, shapes.coupon_validation_data(result, code=body["code"]))

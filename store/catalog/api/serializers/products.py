@@ -17,18 +17,21 @@ from store.catalog.choices import (
     StockStatus,
 )
 from store.catalog.models import Product, Variant
+from store.common.formats import decimal_str, iso
 from store.common.money import MoneyField, money_str
 from store.common.pagination import MetaSerializer
 from store.common.params import (
     CaseInsensitiveChoiceField,
     CommaSeparatedIntegersField,
+    IdListField,
+    NumberField,
     PageField,
     PerPageField,
 )
-from store.media.api.serializers import ImageObjectSerializer, SourcesSerializer
 from store.media.selectors import featured
+from store.media.shapes import ImageObjectSerializer, SourcesSerializer
 
-from .fields import BrandRefField, IdListField, NumberField, StrictIntField, decimal_str, iso
+from .fields import BrandRefField
 
 # --- Output -------------------------------------------------------------------------------------
 
@@ -303,12 +306,8 @@ class ProductListQuerySerializer(serializers.Serializer):
     category_id = IdField(required=False, min_value=1, help_text="Subcategories included.")
     brand_id = IdField(required=False, min_value=1)
     brand_ids = CommaSeparatedIntegersField(required=False, help_text="Comma-separated brand ids.")
-    min_price = serializers.DecimalField(
-        required=False, max_digits=12, decimal_places=2, min_value=0, coerce_to_string=False
-    )
-    max_price = serializers.DecimalField(
-        required=False, max_digits=12, decimal_places=2, min_value=0, coerce_to_string=False
-    )
+    min_price = MoneyField(required=False, coerce_to_string=False)
+    max_price = MoneyField(required=False, coerce_to_string=False)
     on_sale = serializers.BooleanField(required=False, default=False)
     min_rating = serializers.DecimalField(
         required=False,
@@ -372,7 +371,7 @@ class ProductWriteSerializer(serializers.Serializer):
     brand = BrandRefField(
         required=False, allow_null=True, help_text="Brand id or slug; null for none."
     )
-    brand_id = StrictIntField(
+    brand_id = IntegerField(
         required=False, allow_null=True, min_value=1, help_text="Same as brand, by id."
     )
     product_condition = serializers.ChoiceField(choices=ProductCondition.choices, required=False)
@@ -387,7 +386,7 @@ class ProductWriteSerializer(serializers.Serializer):
     sale_price = MoneyField(
         required=False, allow_null=True, help_text="Below regular_price; null ends the sale."
     )
-    stock_quantity = StrictIntField(required=False, min_value=0, max_value=1_000_000_000)
+    stock_quantity = IntegerField(required=False, min_value=0, max_value=1_000_000_000)
     track_inventory = serializers.BooleanField(
         required=False, help_text="On by default when stock_quantity is sent on create."
     )
@@ -395,11 +394,11 @@ class ProductWriteSerializer(serializers.Serializer):
     stock_status = serializers.ChoiceField(
         choices=StockStatus.choices, required=False, help_text="Only without tracked inventory."
     )
-    low_stock_threshold = StrictIntField(
+    low_stock_threshold = IntegerField(
         required=False, allow_null=True, min_value=0, max_value=1_000_000_000
     )
     category_ids = IdListField()
-    featured_image_id = StrictIntField(required=False, allow_null=True, min_value=1)
+    featured_image_id = IntegerField(required=False, allow_null=True, min_value=1)
     gallery_image_ids = IdListField(max_length=100)
     weight = NumberField()
     length = NumberField()
@@ -439,7 +438,7 @@ class VariantWriteSerializer(serializers.Serializer):
         required=False, allow_null=True, help_text="Default on create: the product's."
     )
     sale_price = MoneyField(required=False, allow_null=True)
-    stock_quantity = StrictIntField(required=False, min_value=0, max_value=1_000_000_000)
+    stock_quantity = IntegerField(required=False, min_value=0, max_value=1_000_000_000)
     track_inventory = serializers.BooleanField(required=False)
     allow_backorders = serializers.BooleanField(required=False)
     stock_status = serializers.ChoiceField(choices=StockStatus.choices, required=False)
@@ -447,14 +446,14 @@ class VariantWriteSerializer(serializers.Serializer):
     length = NumberField()
     width = NumberField()
     height = NumberField()
-    image_id = StrictIntField(required=False, allow_null=True, min_value=1)
+    image_id = IntegerField(required=False, allow_null=True, min_value=1)
     enabled = serializers.BooleanField(required=False)
-    sort_order = StrictIntField(required=False, min_value=-1_000_000, max_value=1_000_000)
+    sort_order = IntegerField(required=False, min_value=-1_000_000, max_value=1_000_000)
 
 
 class ReorderItemSerializer(serializers.Serializer):
-    id = StrictIntField(min_value=1)
-    sort_order = StrictIntField(min_value=-1_000_000, max_value=1_000_000)
+    id = IntegerField(min_value=1)
+    sort_order = IntegerField(min_value=-1_000_000, max_value=1_000_000)
 
 
 class ReorderSerializer(serializers.Serializer):

@@ -6,12 +6,11 @@ from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
 from store.catalog.choices import AttributeType
+from store.common.formats import iso
 from store.common.pagination import MetaSerializer
-from store.common.params import PageField, PerPageField
-from store.media.api.serializers import ImageObjectSerializer
+from store.common.params import IdListField, PageField, PerPageField
 from store.media.selectors import featured
-
-from .fields import IdListField, StrictIntField, iso
+from store.media.shapes import ImageObjectSerializer
 
 # --- Output -------------------------------------------------------------------------------------
 
@@ -177,10 +176,10 @@ class CategoryListQuerySerializer(serializers.Serializer):
 class CategoryWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     slug = serializers.SlugField(max_length=200, allow_unicode=True, required=False)
-    parent_id = StrictIntField(required=False, allow_null=True, min_value=1)
+    parent_id = IntegerField(required=False, allow_null=True, min_value=1)
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
-    image_id = StrictIntField(required=False, allow_null=True, min_value=1)
-    sort_order = StrictIntField(required=False, min_value=-1_000_000, max_value=1_000_000)
+    image_id = IntegerField(required=False, allow_null=True, min_value=1)
+    sort_order = IntegerField(required=False, min_value=-1_000_000, max_value=1_000_000)
 
     def validate_name(self, value):
         if not value.strip():
@@ -189,7 +188,7 @@ class CategoryWriteSerializer(serializers.Serializer):
 
 
 class CategoryBulkUpdateSerializer(CategoryWriteSerializer):
-    id = StrictIntField(min_value=1)
+    id = IntegerField(min_value=1)
 
 
 class CategoryBulkSerializer(serializers.Serializer):
@@ -232,14 +231,14 @@ class AttributeWriteSerializer(serializers.Serializer):
         max_length=100, required=False, help_text="Names the list filter attr_{slug}."
     )
     type = serializers.ChoiceField(choices=AttributeType.choices, required=False)
-    sort_order = StrictIntField(required=False, min_value=-1_000_000, max_value=1_000_000)
+    sort_order = IntegerField(required=False, min_value=-1_000_000, max_value=1_000_000)
 
 
 class TermWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     slug = serializers.SlugField(max_length=100, allow_unicode=True, required=False)
     value = serializers.CharField(max_length=64, allow_blank=True, required=False)
-    sort_order = StrictIntField(required=False, min_value=-1_000_000, max_value=1_000_000)
+    sort_order = IntegerField(required=False, min_value=-1_000_000, max_value=1_000_000)
 
 
 class BrandListQuerySerializer(serializers.Serializer):
@@ -258,4 +257,4 @@ class BrandWriteSerializer(serializers.Serializer):
     slug = serializers.SlugField(max_length=200, allow_unicode=True, required=False)
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
     website = serializers.URLField(allow_blank=True, required=False, max_length=200)
-    logo_id = StrictIntField(required=False, allow_null=True, min_value=1)
+    logo_id = IntegerField(required=False, allow_null=True, min_value=1)
