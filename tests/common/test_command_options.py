@@ -29,6 +29,7 @@ ORDERS = {
     "regenerate_renditions": [
         ["1", "2", "-v", "0"],
         ["-v", "0", "1", "2"],
+        ["1", "-v", "0", "2"],
     ],
     "load_eu_vat_rates": [
         ["--dry-run", "-v", "0"],

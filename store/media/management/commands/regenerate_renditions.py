@@ -7,6 +7,12 @@ from store.media.models import MediaImage
 class Command(BaseCommand):
     help = "Make the renditions of store images again (after changing sizes, formats or quality)."
 
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        """Options may also stand between the ids (`regenerate_renditions 1 -v 0 2`)."""
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.parse_args = parser.parse_intermixed_args
+        return parser
+
     def add_arguments(self, parser):
         parser.add_argument("ids", nargs="*", type=int, help="Image ids (default: all).")
 
