@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import weakref
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import connections, router
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
@@ -203,6 +205,43 @@ _VERDICT_COLUMNS = (
 )
 
 
+# Per database connection: the verdict query's SQL (one placeholder, the key) and its columns'
+# converters. Building and compiling the ORM query cost more than running it (issue 11: about
+# 0.5 ms of a verify's 1.3 ms in the selector), and its shape never changes.
+_VERDICT_SQL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _verdict_rows(key: str) -> list[list]:
+    """The rows of the licence with `key` (0 or 1 licence x its activations, earliest first)."""
+    alias = router.db_for_read(License)
+    connection = connections[alias]
+    compiled = _VERDICT_SQL.get(connection)
+    if compiled is None:
+        query = (
+            License.objects.filter(license_key=key)
+            .order_by("activations__activated_at", "activations__id")
+            .values_list(*_VERDICT_COLUMNS)
+            .query
+        )
+        compiler = query.get_compiler(alias)
+        sql, params = compiler.as_sql()
+        if list(params) != [key]:  # the key is the only parameter, always in the same place
+            raise AssertionError(f"unexpected verdict query parameters: {params!r}")
+        converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
+        compiled = _VERDICT_SQL[connection] = (sql, list(converters.items()))
+    sql, converters = compiled
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [key])
+        rows = [list(row) for row in cursor.fetchall()]
+    for row in rows:
+        for position, (functions, expression) in converters:
+            value = row[position]
+            for function in functions:
+                value = function(value, expression, connection)
+            row[position] = value
+    return rows
+
+
 def license_verdict(
     *, license_key: str, domain: str, product: str | None = None, now: datetime | None = None
 ) -> dict:
@@ -218,15 +257,7 @@ def license_verdict(
     now = now or timezone.now()
     domain = domains.normalize_domain(domain)
     key = normalize_license_key(license_key)
-    rows = (
-        list(
-            License.objects.filter(license_key=key)
-            .order_by("activations__activated_at", "activations__id")
-            .values_list(*_VERDICT_COLUMNS)
-        )
-        if key
-        else []
-    )
+    rows = _verdict_rows(key) if key else []
     verdict = {
         "license_key": key,
         "domain": domain,
