@@ -27,6 +27,8 @@ from licensing.models import (
     Product,
     Release,
     Tier,
+    domain_limit,
+    effective_status,
 )
 from licensing.services.rules import TIER_RANK, license_limit_for, visible_licenses
 
@@ -276,7 +278,7 @@ def license_verdict(
         (_id, status, tier, expires_at, product_id, name, slug, starter_max, business_max) = rows[
             0
         ][:9]
-        status = License(status=status, expires_at=expires_at).effective_status(now)
+        status = effective_status(status, expires_at, now)
         activations = [row[9:] for row in rows if row[9] is not None]
         activation = next((a for a in activations if a[0] == domain), None)
         verdict.update(
@@ -286,9 +288,7 @@ def license_verdict(
             product={"id": product_id, "name": name, "slug": slug},
             activated_at=iso(activation[2]) if activation else None,
         )
-        limit = Product(
-            starter_max_domains=starter_max, business_max_domains=business_max
-        ).max_domains(tier)
+        limit = domain_limit(tier, starter_max, business_max)
         counted = [a[0] for a in activations if not a[1]]
         if product and product.strip().lower() != slug:
             result = "product_mismatch"
