@@ -417,7 +417,7 @@ def write_results(
     if scale:
         lines += [
             "",
-            f"## Scale ({scale.get('sizes_text', '')})",
+            f"## Scale ({scale['sizes_text']})" if scale.get("sizes_text") else "## Scale",
             "",
             "| label | ms | goal ms | pass |",
             "|---|---|---|---|",
@@ -430,7 +430,7 @@ def write_results(
         for module, error in (scale.get("errors") or {}).items():
             lines.append(f"| {module} | — | — | ERROR: {error} |")
     if failures:
-        lines += ["", "## Failed to run", ""]
+        lines += ["", "## Not run, or failed", ""]
         lines += [f"- {name}: {reason}" for name, reason in failures.items()]
     text = "\n".join(lines) + "\n"
     Path(path).write_text(text)

@@ -21,7 +21,7 @@ import logging
 import secrets
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 from common.breaker import breaker
@@ -55,11 +55,30 @@ return {count, left}
 """
 
 
+class ReusedClientRedisCacheClient(RedisCacheClient):
+    """Django's client builds a new redis.Redis per cache call (about 0.2 ms of Python each:
+    it fills a table of ~170 response callbacks). A redis.Redis is only a handle on its
+    connection pool and is thread-safe, so one per pool is kept and reused."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, object] = {}
+
+    def get_client(self, key=None, *, write=False):
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            pool = self._get_connection_pool(write)
+            client = self._clients[index] = self._client(connection_pool=pool)
+        return client
+
+
 class ResilientRedisCache(RedisCache):
     def __init__(self, server, params):
         options = dict(params.get("OPTIONS") or {})
         cooldown = options.pop("breaker_seconds", DEFAULT_BREAKER_SECONDS)
         super().__init__(server, {**params, "OPTIONS": options})
+        self._class = ReusedClientRedisCacheClient
         self.breaker = breaker("the Redis cache", cooldown)
         self._count_script = None
 

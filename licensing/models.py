@@ -44,7 +44,7 @@ class Product(models.Model):
         return self.business_yearly_price if tier == Tier.BUSINESS else self.starter_yearly_price
 
     def max_domains(self, tier: str) -> int:
-        return self.business_max_domains if tier == Tier.BUSINESS else self.starter_max_domains
+        return domain_limit(tier, self.starter_max_domains, self.business_max_domains)
 
 
 # --- Licences ---------------------------------------------------------------------------------
@@ -147,10 +147,19 @@ class License(models.Model):
         return self.invoiced_at is not None
 
     def effective_status(self, now=None) -> str:
-        now = now or timezone.now()
-        if self.status == LicenseStatus.ACTIVE and self.expires_at <= now:
-            return LicenseStatus.EXPIRED
-        return self.status
+        return effective_status(self.status, self.expires_at, now or timezone.now())
+
+
+# The rules of Product.max_domains and License.effective_status as plain functions, for the
+# verify path, which reads columns and builds no model instance (~50 us each).
+def domain_limit(tier: str, starter_max_domains: int, business_max_domains: int) -> int:
+    return business_max_domains if tier == Tier.BUSINESS else starter_max_domains
+
+
+def effective_status(status: str, expires_at, now) -> str:
+    if status == LicenseStatus.ACTIVE and expires_at <= now:
+        return LicenseStatus.EXPIRED
+    return status
 
 
 class Activation(models.Model):

@@ -8,6 +8,15 @@ class JSONOnlyContentNegotiation(DefaultContentNegotiation):
     """
 
     def select_renderer(self, request, renderers, format_suffix=None):
+        # The common case, decided without parsing: no Accept header (or */*) and no format
+        # override picks the first renderer with its own media type, as DRF would (~80 us).
+        accept = request.META.get("HTTP_ACCEPT", "*/*")
+        if (
+            accept in ("*/*", "")
+            and not format_suffix
+            and self.settings.URL_FORMAT_OVERRIDE not in request.query_params
+        ):
+            return (renderers[0], renderers[0].media_type)
         try:
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:

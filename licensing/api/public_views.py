@@ -6,6 +6,8 @@ count per client address.
 
 from __future__ import annotations
 
+import re
+
 from django.http import FileResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -102,6 +104,33 @@ class DeactivateView(PublicPortalAPIView):
         return Response(s.DeactivateOutputSerializer(body).data)
 
 
+_SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _verify_input(data) -> dict:
+    """DomainInputSerializer's answer, without building a serializer when the input is plainly
+    valid (two short strings, an optional slug): the hottest endpoint's input costs ~10 us
+    instead of ~300. Anything else goes through the serializer, which words the errors."""
+    if type(data) is dict:
+        key, domain, product = data.get("license_key"), data.get("domain"), data.get("product")
+        if type(key) is str and type(domain) is str and (product is None or type(product) is str):
+            key, domain = key.strip(), domain.strip()
+            product = None if product is None else product.strip()
+            if (
+                0 < len(key) <= 100
+                and 0 < len(domain) <= 2000
+                and (product is None or _SLUG.fullmatch(product))
+                and ("product" not in data or product is not None)
+                and not _UNSTORABLE.search(key + domain)
+            ):
+                answer = {"license_key": key, "domain": domain}
+                if product is not None:
+                    answer["product"] = product
+                return answer
+    return validate_input(s.DomainInputSerializer, data)
+
+
 class VerifyView(PublicPortalAPIView):
     throttle_scope = "license_verify"
 
@@ -117,7 +146,7 @@ class VerifyView(PublicPortalAPIView):
         "GET /api/v1/licenses/public-key; trust a cached verdict until `valid_until`.",
     )
     def post(self, request):
-        data = validate_input(s.DomainInputSerializer, request.data)
+        data = _verify_input(request.data)
         verdict = selectors.license_verdict(**data)
         return Response({**verdict, "signed": signing.sign(verdict)})
 

@@ -204,7 +204,8 @@ def test_results_md_has_the_date_commit_cores_and_one_row_per_case(tmp_path):
     assert "| verify | cart | F-pkw | — | — | — | ERROR: refused" in text
     assert "| licence list | 120.0 | 3000 | pass |" in text
     assert "| orders | — | — | ERROR: not written yet |" in text
-    assert "- x: boom" in text
+    assert "## Scale (100,000 licences)" in text
+    assert "## Not run, or failed\n\n- x: boom" in text
 
 
 def test_the_database_is_named_by_the_prefix_on_the_given_server(monkeypatch):

@@ -74,3 +74,44 @@ def test_a_verify_costs_one_redis_round_trip_even_when_refused(
     assert refused.status_code == 429
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert len(redis_round_trips) == 1, redis_round_trips
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"license_key": "EMP-AAAA", "domain": "shop.example.com"},
+        {"license_key": "  EMP-AAAA ", "domain": " https://shop.example.com/x ", "extra": 1},
+        {"license_key": "EMP-AAAA", "domain": "a.com", "product": " theme_2-x "},
+        {"license_key": "EMP-AAAA", "domain": "a.com", "product": "no slug!"},
+        {"license_key": "EMP-AAAA", "domain": "a.com", "product": None},
+        {"license_key": "EMP-AAAA", "domain": "a.com", "product": ""},
+        {"license_key": "EMP-AAAA", "domain": "   "},
+        {"license_key": "", "domain": "a.com"},
+        {"license_key": "K" * 100, "domain": "d" * 2000},
+        {"license_key": "K" * 101, "domain": "a.com"},
+        {"license_key": "EMP-AAAA", "domain": "d" * 2001},
+        {"license_key": "EMP\x00AAAA", "domain": "a.com"},
+        {"license_key": "EMP-AAAA", "domain": "a\ud800.com"},
+        {"license_key": 12345, "domain": "a.com"},
+        {"license_key": ["EMP"], "domain": "a.com"},
+        {"license_key": "EMP-AAAA"},
+        {"license_key": "EMP-AAAA", "domain": True},
+        [],
+        "text",
+    ],
+)
+def test_the_verify_fast_input_path_answers_as_the_serializer(data):
+    """The plain-dict path of a verify's input accepts exactly what DomainInputSerializer
+    accepts, with the same values; everything else raises the serializer's own error."""
+    from common.api.views import validate_input
+    from licensing.api import serializers
+    from licensing.api.public_views import _verify_input
+
+    def outcome(function):
+        try:
+            return "ok", dict(function())
+        except Exception as exc:  # noqa: BLE001 - compared, not swallowed
+            return type(exc).__name__, str(getattr(exc, "detail", exc))
+
+    expected = outcome(lambda: validate_input(serializers.DomainInputSerializer, data))
+    assert outcome(lambda: _verify_input(data)) == expected
