@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Case, CharField, F, Prefetch, Q, QuerySet, TextField, Value, When
+from django.db.models.functions import Cast
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
@@ -79,7 +80,7 @@ def license_list(
     return _with_relations(rows.order_by("-created_at", "-id"))
 
 
-LICENSE_LIST_CHUNK = 500
+LICENSE_LIST_CHUNK = 1000
 _LIST_COLUMNS = (
     "id",
     "license_key",
@@ -87,12 +88,18 @@ _LIST_COLUMNS = (
     "product__name",
     "product__slug",
     "tier",
-    "status",
+    "effective_status",
     "source",
-    "expires_at",
+    "expires_text",
     "customer_id",
-    "created_at",
+    "created_text",
 )
+
+
+def _utc_text(field: str) -> Cast:
+    """The timestamp as the database's text: UTC (Django's connections run in UTC), read
+    without building datetime objects (licensing.api.rows.iso_from_db_text formats it)."""
+    return Cast(field, output_field=TextField())
 
 
 def license_list_chunks(
@@ -103,16 +110,27 @@ def license_list_chunks(
     search: str | None = None,
     now: datetime | None = None,
     chunk_size: int | None = None,
-) -> Iterator[list[dict]]:
+) -> Iterator[list[tuple]]:
     """`license_list` as plain rows, newest first, in chunks of `chunk_size` (constant memory
     whatever the count): each chunk is two queries, the licences (keyset on created_at, id:
     no OFFSET, no server-side cursor, so it works behind a connection pooler) and their
-    activations. A row is `.values()` of the licence and its product plus `activations`:
-    [(domain, activated_at)], oldest first."""
+    activations. A row is a tuple of _LIST_COLUMNS (the status as callers see it, the times
+    as UTC text) plus the activations: [(domain, activated_at text)], oldest first."""
     now = now or timezone.now()
     size = chunk_size or LICENSE_LIST_CHUNK
-    base = _filtered_licenses(user=user, status=status, source=source, search=search, now=now)
-    base = base.order_by("-created_at", "-id").values(*_LIST_COLUMNS)
+    base = (
+        _filtered_licenses(user=user, status=status, source=source, search=search, now=now)
+        .annotate(
+            effective_status=Case(
+                When(status=LicenseStatus.ACTIVE, expires_at__lte=now, then=Value("expired")),
+                default=F("status"),
+                output_field=CharField(),
+            ),
+            expires_text=_utc_text("expires_at"),
+            created_text=_utc_text("created_at"),
+        )
+        .order_by("-created_at", "-id")
+    )
     after = None
     while True:
         page = base
@@ -122,22 +140,20 @@ def license_list_chunks(
                 Q(created_at__lte=created_at),  # the index's range; then the tie-break
                 Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=pk),
             )
-        rows = list(page[:size])
+        rows = list(page.values_list(*_LIST_COLUMNS, "created_at")[:size])
         if not rows:
             return
-        by_license: dict[int, list] = {row["id"]: [] for row in rows}
+        by_license: dict[int, list] = {row[0]: [] for row in rows}
         for license_id, domain, activated_at in (
             Activation.objects.filter(license_id__in=list(by_license))
             .order_by("activated_at", "id")
-            .values_list("license_id", "domain", "activated_at")
+            .values_list("license_id", "domain", _utc_text("activated_at"))
         ):
             by_license[license_id].append((domain, activated_at))
-        for row in rows:
-            row["activations"] = by_license[row["id"]]
-        yield rows
+        yield [(*row[:-1], by_license[row[0]]) for row in rows]
         if len(rows) < size:
             return
-        after = (rows[-1]["created_at"], rows[-1]["id"])
+        after = (rows[-1][-1], rows[-1][0])
 
 
 def license_get(*, user: User, license_id: int) -> License:

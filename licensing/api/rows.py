@@ -2,7 +2,8 @@
 
 The list has no pagination (the spec's plain array), so an account with 100,000 licences gets
 them all in one answer: it is produced chunk by chunk (licensing.selectors.license_list_chunks)
-and written out as it goes, so a worker's memory stays flat whatever the count. The bytes are
+and written out as it goes, so a worker's memory stays flat whatever the count. Times are
+UTC (settings.TIME_ZONE, the database connections' zone). The bytes are
 those `LicenseSerializer(many=True)` rendered by DRF's JSONRenderer would give (same keys in the
 same order, same date format, same JSON spelling); tests/licensing/test_license_list_stream.py
 compares the two.
@@ -12,44 +13,40 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from datetime import datetime, tzinfo
-
-from licensing.models import LicenseStatus
-
-_ACTIVE = LicenseStatus.ACTIVE.value
-_EXPIRED = LicenseStatus.EXPIRED.value
 
 
-def iso_datetime(value: datetime, tz: tzinfo) -> str:
-    """DRF's DateTimeField with DATETIME_FORMAT "iso-8601": in the current time zone, with a
-    "Z" for UTC."""
-    text = value.astimezone(tz).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
+def iso_from_db_text(text: str) -> str:
+    """A UTC timestamp as the database writes it as text (PostgreSQL: `2026-06-01
+    12:00:00.1234+00`, trailing zeros of the fraction dropped; SQLite: `2026-06-01
+    12:00:00.123400`) in the spelling of DRF's DateTimeField ("iso-8601", UTC): `T`, six
+    digits of fraction unless it is zero, `Z`."""
+    if text.endswith("+00"):
+        text = text[:-3]
+    elif text.endswith("+00:00"):
+        text = text[:-6]
+    head, dot, fraction = text.partition(".")
+    if dot and fraction.strip("0"):
+        head = f"{head}.{fraction:0<6}"
+    return head.replace(" ", "T", 1) + "Z"
 
 
-def license_row(row: dict, *, now: datetime, tz: tzinfo) -> dict:
+def license_row(row: tuple) -> dict:
     """One licence of `license_list_chunks` in the shape of LicenseSerializer."""
-    status = row["status"]
-    if status == _ACTIVE and row["expires_at"] <= now:
-        status = _EXPIRED  # License.effective_status
+    (pk, key, product_id, name, slug, tier, status, source, expires, customer, created, acts) = row
     return {
-        "id": row["id"],
-        "license_key": row["license_key"],
-        "product": {
-            "id": row["product_id"],
-            "name": row["product__name"],
-            "slug": row["product__slug"],
-        },
-        "tier": row["tier"],
+        "id": pk,
+        "license_key": key,
+        "product": {"id": product_id, "name": name, "slug": slug},
+        "tier": tier,
         "status": status,
-        "source": row["source"],
-        "expires_at": iso_datetime(row["expires_at"], tz),
+        "source": source,
+        "expires_at": iso_from_db_text(expires),
         "activations": [
-            {"domain": domain, "activated_at": iso_datetime(activated_at, tz)}
-            for domain, activated_at in row["activations"]
+            {"domain": domain, "activated_at": iso_from_db_text(activated_at)}
+            for domain, activated_at in acts
         ],
-        "customer_id": row["customer_id"],
-        "created_at": iso_datetime(row["created_at"], tz),
+        "customer_id": customer,
+        "created_at": iso_from_db_text(created),
     }
 
 
@@ -60,14 +57,14 @@ def _dumps(value) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def json_array(chunks: Iterable[list[dict]], *, now: datetime, tz: tzinfo) -> Iterator[bytes]:
+def json_array(chunks: Iterable[list[tuple]]) -> Iterator[bytes]:
     """`[`, the rows of each chunk, `]`: one bytes piece per chunk."""
     yield b"["
     first = True
     for chunk in chunks:
         if not chunk:
             continue
-        body = _dumps([license_row(row, now=now, tz=tz) for row in chunk])[1:-1]
+        body = _dumps([license_row(row) for row in chunk])[1:-1]
         yield (body if first else "," + body).encode()
         first = False
     yield b"]"

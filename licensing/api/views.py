@@ -63,7 +63,7 @@ class LicenseListView(PortalAPIView):
         # filters) has run; the rows are read and written out as the answer streams.
         now = timezone.now()
         chunks = selectors.license_list_chunks(user=request.user, now=now, **query)
-        body = rows.json_array(chunks, now=now, tz=timezone.get_current_timezone())
+        body = rows.json_array(chunks)
         return StreamingHttpResponse(body, content_type="application/json")
 
     @portal_schema(
