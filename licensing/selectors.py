@@ -144,8 +144,10 @@ def license_list_chunks(
         if not rows:
             return
         by_license: dict[int, list] = {row[0]: [] for row in rows}
+        # The page again as a subquery (cheap: the same index range) rather than its ids as
+        # a thousand parameters.
         for license_id, domain, activated_at in (
-            Activation.objects.filter(license_id__in=list(by_license))
+            Activation.objects.filter(license_id__in=page.values("pk")[:size])
             .order_by("activated_at", "id")
             .values_list("license_id", "domain", _utc_text("activated_at"))
         ):
