@@ -1,63 +1,56 @@
-"""Webhook fan-out through real Celery workers, as a ratio against a no-op task floor.
+"""Webhook deliveries through one real Celery worker, as a ratio against a no-op task floor.
 
-- floor:      N no-op tasks (`common.ping`) through the same broker and workers, tasks/s;
-- deliveries: N events emitted in one transaction to an account with W webhooks, all pointing at
-              a local receiver; deliveries/s from the commit until every delivery is recorded
-              as succeeded (claim, signed POST, log insert with pruning, for each).
+Each round measures, back to back (the order alternating between rounds):
+- floor:      N*W no-op tasks (`common.ping`) through the same broker and worker: tasks/s from
+              the first publish until the worker has run the last;
+- deliveries: N licence events emitted in batches of 100 (as a bulk licence create publishes
+              them) to an account with W webhooks, all pointing at a local receiver:
+              deliveries/s from the first commit until every delivery is recorded as
+              succeeded (fan-out task, batched claim, signed POST over a kept-alive
+              connection, batched log insert with pruning).
+and prints the median (min-max) over the rounds of both rates and of their ratio (goal,
+issue 11: deliveries/s >= 0.5x no-op tasks/s).
 
-Needs REDIS_URL (the broker). The database is a throw-away SQLite file shared with the workers,
-or a scratch PostgreSQL database given with --database-url (it is migrated and written to).
-The workers consume a queue of their own, so other work on the same Redis is left alone.
+It cannot go through the HTTP harness (the load is a queue, not requests), but it uses the
+harness's database (PostgreSQL `emporion_bench_webhooks`, BENCH_DATABASE_URL /
+BENCH_DB_PREFIX), Redis (BENCH_REDIS_URL, default db 12) and writes bench/out/webhooks.json
+for bench/results.md. The worker consumes the default queue of that Redis database.
 
-    REDIS_URL=redis://127.0.0.1:6379/11 .venv/bin/python bench/bench_webhooks.py --events 500
+    .venv/bin/python -m bench.bench_webhooks --rounds 5 --events 200 --webhooks 2
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bench.harness as harness
+
+NAME = "webhooks"
+GOAL = 0.5
+EMIT_BATCH = 100
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=500, help="events to emit (N)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--events", type=int, default=200, help="events per round (N)")
     parser.add_argument("--webhooks", type=int, default=2, help="webhooks of the account (W)")
-    parser.add_argument("--concurrency", type=int, default=4, help="worker processes")
-    parser.add_argument("--database-url", default="", help="a scratch PostgreSQL database")
-    return parser.parse_args()
-
-
-ARGS = parse_args()
-if not os.environ.get("REDIS_URL"):
-    sys.exit("bench_webhooks needs REDIS_URL: the point is to go through a broker and workers.")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ["VAR_DIR"] = tempfile.mkdtemp(prefix="emporion-bench-")
-os.environ["WEBHOOKS_ALLOW_PRIVATE_URLS"] = "1"  # the receiver is on loopback
-if ARGS.database_url:
-    os.environ["DATABASE_URL"] = ARGS.database_url
-else:
-    os.environ.pop("DATABASE_URL", None)
-QUEUE = f"bench-{uuid.uuid4().hex[:8]}"
-
-import django
-
-django.setup()
-
-from django.core.management import call_command
-from django.db import transaction
-
-from config.celery import app
+    parser.add_argument("--concurrency", type=int, default=1, help="worker processes")
+    # `make bench` gives every bench the harness's options (--seconds, --connections, ...):
+    # --rounds is taken, the others do not apply to a queue and are ignored.
+    args, ignored = parser.parse_known_args(argv)
+    if ignored:
+        print(f"[bench] webhooks: ignoring {' '.join(ignored)} (not for a queue)")
+    return args
 
 
 class Receiver:
@@ -87,7 +80,7 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
 
 
-def start_workers() -> subprocess.Popen:
+def start_worker(env: dict, queue: str, concurrency: int) -> subprocess.Popen:
     return subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
         [
             sys.executable,
@@ -96,35 +89,76 @@ def start_workers() -> subprocess.Popen:
             "-A",
             "config",
             "worker",
-            f"--concurrency={ARGS.concurrency}",
-            f"--queues={QUEUE}",
+            f"--concurrency={concurrency}",
+            f"--queues={queue}",
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
             "--loglevel=WARNING",
-            f"--hostname=bench-{QUEUE}@%h",
+            f"--hostname=bench-{uuid.uuid4().hex[:8]}@%h",
         ],
-        cwd=ROOT,
-        env=dict(os.environ),
+        cwd=harness.ROOT,
+        env={**os.environ, **env},
         stdout=subprocess.DEVNULL,  # the banner; warnings and errors still reach stderr
     )
 
 
-def floor_rate(n: int) -> float:
+def floor_rate(n: int, queue: str) -> float:
     from common.tasks import ping
 
     started = time.perf_counter()
-    results = [ping.apply_async(queue=QUEUE) for _ in range(n)]
-    for result in results:
-        assert result.get(timeout=120) == "pong"
+    for _ in range(n - 1):
+        ping.apply_async(queue=queue, ignore_result=True)
+    last = ping.apply_async(queue=queue)  # one worker process: it runs after the others
+    assert last.get(timeout=300) == "pong"
     return n / (time.perf_counter() - started)
 
 
-def delivery_rate(n: int, webhooks: int) -> tuple[float, int]:
-    from accounts.models import AccountType, User
+def delivery_rate(account, receiver: Receiver, events: int, webhooks: int) -> float:
+    from django.db import transaction
+
     from webhooks import services
     from webhooks.models import Delivery
 
+    total = events * webhooks
+    before = receiver.count
+    data = {"license_id": 1, "license_key": "EMP-BENC-HMAR-KING", "tier": "starter"}
+    started = time.perf_counter()
+    for start in range(0, events, EMIT_BATCH):
+        with transaction.atomic():
+            services.emit_many(
+                [(account, "license.created", data)] * min(EMIT_BATCH, events - start)
+            )
+    deadline = time.monotonic() + 600
+    while receiver.count - before < total:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out: {receiver.count - before}/{total} received")
+        time.sleep(0.005)
+    pending = Delivery.objects.filter(webhook__account=account, status="pending")
+    while pending.exists():  # the last results recorded
+        time.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    failed = Delivery.objects.filter(webhook__account=account, status="failed").count()
+    assert failed == 0, f"{failed} deliveries failed"
+    return total / elapsed
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    db_url = harness.database_url(NAME)
+    redis_url = os.environ.get("BENCH_REDIS_URL") or harness.DEFAULT_REDIS
+    env = harness.server_env(NAME, db_url, redis_url)
+    env["WEBHOOKS_ALLOW_PRIVATE_URLS"] = "1"  # the receiver is on loopback
+    harness.prepare_database(NAME, seed=None, seed_version="1", reseed=False, env=env)
+
+    from accounts.models import AccountType, User
+    from config.celery import app
+    from webhooks import services
+
+    # The default queue on the bench's own Redis database: the worker re-enqueues the chunks
+    # of a fan-out there too.
+    queue = app.conf.task_default_queue
+    app.control.purge()  # what an interrupted run left
     account = User.objects.create_user(
         f"bench-{uuid.uuid4().hex[:6]}@example.com",
         "Bench-Pass-2026",
@@ -133,45 +167,78 @@ def delivery_rate(n: int, webhooks: int) -> tuple[float, int]:
         email_verified=True,
     )
     receiver = Receiver()
-    for _ in range(webhooks):
+    for _ in range(args.webhooks):
         services.webhook_create(account=account, url=receiver.url, events=["license.created"])
-    total = n * webhooks
-    data = {"license_id": 1, "license_key": "EMP-BENC-HMAR-KING", "tier": "starter"}
-    started = time.perf_counter()
-    with transaction.atomic():
-        for _ in range(n):
-            services.emit(account, "license.created", data)
-    deadline = time.monotonic() + 600
-    pending = Delivery.objects.filter(webhook__account=account).exclude(
-        status=Delivery.Status.SUCCEEDED
-    )
-    while receiver.count < total or pending.exists():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out: {receiver.count}/{total} received")
-        time.sleep(0.02)
-    elapsed = time.perf_counter() - started
-    failed = Delivery.objects.filter(webhook__account=account, status="failed").count()
-    assert failed == 0, f"{failed} deliveries failed"
-    return total / elapsed, total
-
-
-def main() -> None:
-    call_command("migrate", verbosity=0)
-    app.conf.task_default_queue = QUEUE  # emit's tasks go to the bench's workers only
-    workers = start_workers()
+    total = args.events * args.webhooks
+    worker = start_worker(env, queue, args.concurrency)
+    rounds = []
     try:
-        floor_rate(20)  # warm-up: the workers are up and connected
-        floor = floor_rate(ARGS.events * ARGS.webhooks)
-        rate, total = delivery_rate(ARGS.events, ARGS.webhooks)
+        floor_rate(50, queue)  # warm-up: the worker is up and connected
+        delivery_rate(account, receiver, min(args.events, 50), args.webhooks)
+        for n in range(args.rounds):
+            if n % 2:
+                rate = delivery_rate(account, receiver, args.events, args.webhooks)
+                floor = floor_rate(total, queue)
+            else:
+                floor = floor_rate(total, queue)
+                rate = delivery_rate(account, receiver, args.events, args.webhooks)
+            rounds.append({"floor_tasks_s": floor, "deliveries_s": rate, "ratio": rate / floor})
+            print(
+                f"round {n + 1}: no-op {floor:8.1f} tasks/s, {rate:8.1f} deliveries/s, "
+                f"{rate / floor:.2f}x"
+            )
     finally:
-        workers.terminate()
-        workers.wait(timeout=30)
+        worker.terminate()
+        worker.wait(timeout=30)
+
+    ratio = harness.spread(r["ratio"] for r in rounds)
+    floor = harness.spread(r["floor_tasks_s"] for r in rounds)
+    rate = harness.spread(r["deliveries_s"] for r in rounds)
+    passed = ratio["median"] >= GOAL
     print(
-        f"workers: {ARGS.concurrency} processes; {ARGS.events} events x {ARGS.webhooks} "
-        f"webhooks = {total} deliveries; database: {django.db.connection.vendor}"
+        f"\nbench webhooks: {args.rounds} rounds, {args.events} events x {args.webhooks} "
+        f"webhooks = {total} deliveries per round, {args.concurrency} worker process(es), "
+        f"PostgreSQL + Redis; median (min-max)"
     )
-    print(f"{'floor (no-op task)':<22} {floor:10.1f} tasks/s      1.00x")
-    print(f"{'webhook deliveries':<22} {rate:10.1f} deliveries/s {rate / floor:5.2f}x")
+    print(f"no-op tasks/s   {floor['median']:8.1f} ({floor['min']:.1f}-{floor['max']:.1f})")
+    print(f"deliveries/s    {rate['median']:8.1f} ({rate['min']:.1f}-{rate['max']:.1f})")
+    print(
+        f"ratio           {harness.fmt_spread(ratio)}  goal >= {GOAL}x: "
+        f"{'pass' if passed else 'FAIL'}"
+    )
+    output = {
+        "kind": "bench",
+        "bench": NAME,
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "commit": harness.git_commit(),
+        "cores": os.cpu_count(),
+        "run": {
+            "rounds": args.rounds,
+            "seconds": "-",
+            "connections": f"{total} deliveries/round",
+            "workers": f"{args.concurrency} Celery",
+            "database": db_url.rsplit("/", 1)[-1],
+            "redis": redis_url,
+        },
+        "cases": [
+            {
+                "case": f"deliveries/s over no-op tasks/s (goal >= {GOAL}x)",
+                "floor": "task",
+                "goal_p50": None,
+                "goal_p99": None,
+                "p50_ratio": ratio,
+                "p99_ratio": None,
+                "passed": passed,
+                "error": None,
+                "floor_tasks_s": floor,
+                "deliveries_s": rate,
+                "rounds": rounds,
+            }
+        ],
+    }
+    harness.OUT_DIR.mkdir(exist_ok=True)
+    (harness.OUT_DIR / f"{NAME}.json").write_text(json.dumps(output, indent=2, default=str))
+    print(f"written: bench/out/{NAME}.json")
 
 
 if __name__ == "__main__":

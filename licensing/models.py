@@ -134,7 +134,11 @@ class License(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
-            models.Index(fields=["owner", "-created_at"]),
+            # The portal list: the caller's licences newest first, read by keyset.
+            models.Index(fields=["owner", "-created_at", "-id"], name="licensing_owner_newest"),
+            models.Index(
+                fields=["owner", "status", "-created_at", "-id"], name="licensing_owner_status"
+            ),
             models.Index(fields=["customer"]),
             models.Index(fields=["status", "expires_at"]),
         ]

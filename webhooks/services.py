@@ -24,11 +24,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, Subquery
+from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from accounts.models import User
@@ -65,6 +66,16 @@ COUNTDOWN_MAX = dt.timedelta(seconds=60)
 REDISPATCH_AFTER = dt.timedelta(minutes=5)
 DISPATCH_BATCH = 500
 DELIVER_TASK = "webhooks.deliver"
+# A delivery task handles at most this many deliveries; a longer list is split, the rest going
+# to other workers as tasks of their own (the fan-out).
+DELIVER_CHUNK = 100
+# Deliveries claimed (and recorded) together: one SELECT ... FOR UPDATE and one UPDATE to
+# claim, one lock, one INSERT and one UPDATE to record, a prune per webhook.
+CLAIM_BATCH = 50
+# A task starts no send that could end later than this after it began (each send may take the
+# 10 s timeout): what is left is released and handed to a new task, so no lease (60 s) runs out
+# under a running send and the task's time limit is never reached.
+SEND_BUDGET = dt.timedelta(seconds=40)
 
 _random = secrets.SystemRandom()
 
@@ -275,7 +286,11 @@ def emit_many(events: list[tuple[User, str, dict]]) -> list[Delivery]:
             for webhook in subscribed
         )
     deliveries = Delivery.objects.bulk_create(rows)
-    outbox.enqueue_many(DELIVER_TASK, [(delivery.pk,) for delivery in deliveries])
+    if deliveries:
+        # One task for the whole batch (one outbox row, one broker round trip at commit): the
+        # task claims and sends them in rounds, handing chunks beyond the first to other
+        # workers (see `deliveries_attempt`).
+        outbox.enqueue(DELIVER_TASK, args=([delivery.pk for delivery in deliveries],))
     return deliveries
 
 
@@ -319,28 +334,6 @@ def _lock_pair(delivery_id: int, webhook_id: int | None = None):
     if webhook is None or delivery is None:
         return None
     return webhook, delivery
-
-
-def _claim(*, delivery_id: int, task_id: str, now: dt.datetime) -> Claim | None:
-    """Take the due attempt of a delivery, under a lease. None when there is nothing to do.
-
-    The common case locks only the delivery row (the webhook is read, not locked), so workers
-    sending to one webhook do not queue behind each other; taking over a lease that was never
-    released also writes a log entry, which needs the webhook's lock first.
-    """
-    with transaction.atomic():
-        delivery = (
-            Delivery.objects.select_related("webhook")
-            .select_for_update(no_key=True, of=("self",))
-            .filter(pk=delivery_id)
-            .first()
-        )
-        if delivery is None or not _claimable(delivery, task_id=task_id, now=now):
-            return None
-        if delivery.locked_until is None:
-            return _take(delivery.webhook, delivery, task_id=task_id, now=now)
-    # A lease to take over: done with the locks in order.
-    return _take_over(delivery_id=delivery_id, task_id=task_id, now=now)
 
 
 def _claimable(delivery: Delivery, *, task_id: str, now: dt.datetime) -> bool:
@@ -455,7 +448,21 @@ def _append_log(
 ) -> DeliveryAttempt:
     """Insert a log entry and keep only the newest 100 of the webhook, in the same transaction
     (the caller holds the webhook's row lock, so concurrent inserts cannot overshoot)."""
-    entry = DeliveryAttempt.objects.create(
+    entry = _log_entry(webhook=webhook, delivery=delivery, attempt=attempt, result=result, at=at)
+    entry.save(force_insert=True)
+    _prune_log(webhook, keep=[delivery.pk])
+    return entry
+
+
+def _log_entry(
+    *,
+    webhook: Webhook,
+    delivery: Delivery,
+    attempt: int,
+    result: sender.Result,
+    at: dt.datetime,
+) -> DeliveryAttempt:
+    return DeliveryAttempt(
         webhook=webhook,
         delivery=delivery,
         attempt=attempt,
@@ -468,15 +475,18 @@ def _append_log(
         duration_ms=result.duration_ms,
         created_at=at,
     )
+
+
+def _prune_log(webhook: Webhook, *, keep) -> None:
+    """Keep the webhook's newest 100 log entries (under the caller's lock on the webhook)."""
     newest = DeliveryAttempt.objects.filter(webhook=webhook).order_by("-id").values("id")
     cutoff = newest[LOGS_KEPT_PER_WEBHOOK - 1 : LOGS_KEPT_PER_WEBHOOK]
     pruned, _ = DeliveryAttempt.objects.filter(webhook=webhook, id__lt=Subquery(cutoff)).delete()
     if pruned:
         # A finished delivery whose whole log is gone goes with it.
         Delivery.objects.filter(webhook=webhook, log__isnull=True).exclude(
-            Q(status=Status.PENDING) | Q(pk=delivery.pk)
+            Q(status=Status.PENDING) | Q(pk__in=list(keep))
         ).delete()
-    return entry
 
 
 def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
@@ -493,44 +503,54 @@ def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
             result=result,
             at=claim.started_at,
         )
-        ours = delivery.claim_token == claim.token
-        if ours:
-            delivery.locked_until, delivery.claim_token, delivery.claimed_by_task = None, "", ""
-        countdown = None
-        if result.success:
-            delivery.status, delivery.succeeded_at, delivery.next_attempt_at = (
-                Status.SUCCEEDED,
-                now,
-                None,
-            )
-        elif delivery.status == Status.PENDING and ours:
-            wait = None
-            if result.status_code != 410 and delivery.auto_retry:
-                wait = retry_wait(attempt=claim.attempt, result=result)
-            if wait is None:
-                delivery.status, delivery.next_attempt_at = Status.FAILED, None
-            else:
-                delivery.next_attempt_at = now + wait
-                if wait <= COUNTDOWN_MAX:
-                    delivery.dispatched_at = now
-                    countdown = wait.total_seconds()
-                else:
-                    delivery.dispatched_at = None  # the beat task dispatches it when due
-        delivery.save(
-            update_fields=[
-                "status",
-                "succeeded_at",
-                "next_attempt_at",
-                "dispatched_at",
-                "locked_until",
-                "claim_token",
-                "claimed_by_task",
-            ]
-        )
+        countdown = _next_step(delivery, claim=claim, result=result, now=now)
+        delivery.save(update_fields=_RECORDED_FIELDS)
         if countdown is not None:
             _enqueue_on_commit(delivery.pk, countdown=countdown)
         _track_health(webhook=webhook, result=result, now=now)
     return entry
+
+
+_RECORDED_FIELDS = [
+    "status",
+    "succeeded_at",
+    "next_attempt_at",
+    "dispatched_at",
+    "locked_until",
+    "claim_token",
+    "claimed_by_task",
+]
+
+
+def _next_step(
+    delivery: Delivery, *, claim: Claim, result: sender.Result, now: dt.datetime
+) -> float | None:
+    """Set what follows the attempt on the (locked) delivery; answers the countdown of a
+    short retry to enqueue, else None."""
+    ours = delivery.claim_token == claim.token
+    if ours:
+        delivery.locked_until, delivery.claim_token, delivery.claimed_by_task = None, "", ""
+    if result.success:
+        delivery.status, delivery.succeeded_at, delivery.next_attempt_at = (
+            Status.SUCCEEDED,
+            now,
+            None,
+        )
+        return None
+    if delivery.status != Status.PENDING or not ours:
+        return None
+    wait = None
+    if result.status_code != 410 and delivery.auto_retry:
+        wait = retry_wait(attempt=claim.attempt, result=result)
+    if wait is None:
+        delivery.status, delivery.next_attempt_at = Status.FAILED, None
+        return None
+    delivery.next_attempt_at = now + wait
+    if wait <= COUNTDOWN_MAX:
+        delivery.dispatched_at = now
+        return wait.total_seconds()
+    delivery.dispatched_at = None  # the beat task dispatches it when due
+    return None
 
 
 def _track_health(*, webhook: Webhook, result: sender.Result, now: dt.datetime) -> None:
@@ -565,12 +585,163 @@ def delivery_attempt(*, delivery_id: int, task_id: str = "") -> str:
 
     Answers the outcome, or "skipped" when there was nothing to do.
     """
-    claim = _claim(delivery_id=delivery_id, task_id=task_id, now=timezone.now())
-    if claim is None:
-        return "skipped"
-    result = _send(claim)
-    _record(claim, result)
-    return result.outcome
+    outcomes = deliveries_attempt(delivery_ids=[delivery_id], task_id=task_id)
+    return outcomes.get(delivery_id, "skipped")
+
+
+def deliveries_attempt(*, delivery_ids: list[int], task_id: str = "") -> dict[int, str]:
+    """`delivery_attempt` for many deliveries: {delivery id: outcome} of those sent.
+
+    Beyond DELIVER_CHUNK ids the rest is enqueued as further tasks (other workers share the
+    work). The chunk is claimed CLAIM_BATCH at a time, sent one by one over the process's
+    pooled connections, and recorded together: a few queries per round, not per delivery.
+    A delivery that is not due, leased by another task, or done is skipped as before.
+    """
+    ids = list(dict.fromkeys(delivery_ids))
+    if len(ids) > DELIVER_CHUNK:
+        rest = ids[DELIVER_CHUNK:]
+        outbox.enqueue_many(
+            DELIVER_TASK,
+            [(rest[n : n + DELIVER_CHUNK],) for n in range(0, len(rest), DELIVER_CHUNK)],
+        )
+        ids = ids[:DELIVER_CHUNK]
+    started = time.monotonic()
+    budget = SEND_BUDGET.total_seconds() - sender.TIMEOUT_SECONDS
+    outcomes: dict[int, str] = {}
+    for start in range(0, len(ids), CLAIM_BATCH):
+        claims = _claim_many(
+            delivery_ids=ids[start : start + CLAIM_BATCH], task_id=task_id, now=timezone.now()
+        )
+        results: list[tuple[Claim, sender.Result]] = []
+        for n, claim in enumerate(claims):
+            if (results or outcomes) and time.monotonic() - started > budget:
+                _release(claims[n:], later=ids[start + CLAIM_BATCH :])
+                _record_many(results)
+                outcomes.update((c.delivery_id, r.outcome) for c, r in results)
+                return outcomes
+            results.append((claim, _send(claim)))
+        _record_many(results)
+        outcomes.update((c.delivery_id, r.outcome) for c, r in results)
+    return outcomes
+
+
+def _claim_many(*, delivery_ids: list[int], task_id: str, now: dt.datetime) -> list[Claim]:
+    """`_claim` for a batch: one locking read and one UPDATE for all that are due (in pk
+    order, so two batches cannot deadlock); a lease to take over goes the one-by-one way."""
+    if not delivery_ids:
+        return []
+    token = secrets.token_hex(16)
+    take: list[Delivery] = []
+    take_over: list[int] = []
+    with transaction.atomic():
+        rows = (
+            Delivery.objects.select_related("webhook")
+            .select_for_update(no_key=True, of=("self",))
+            .filter(pk__in=delivery_ids)
+            .order_by("pk")
+        )
+        given_up = []
+        for delivery in rows:
+            if not _claimable(delivery, task_id=task_id, now=now):
+                continue
+            if delivery.locked_until is not None:
+                take_over.append(delivery.pk)
+            elif not delivery.webhook.is_active:
+                given_up.append(delivery.pk)
+            else:
+                take.append(delivery)
+        if given_up:
+            Delivery.objects.filter(pk__in=given_up).update(
+                status=Status.FAILED, next_attempt_at=None, locked_until=None, claim_token=""
+            )
+        if take:
+            Delivery.objects.filter(pk__in=[d.pk for d in take]).update(
+                attempts=F("attempts") + 1,
+                locked_until=now + CLAIM_LEASE,
+                claim_token=token,
+                claimed_by_task=task_id or "",
+                last_attempt_at=now,
+            )
+    claims = []
+    for delivery in take:
+        delivery.attempts += 1
+        delivery.claim_token = token
+        claims.append(_claim_of(delivery.webhook, delivery, now))
+    for delivery_id in take_over:
+        claim = _take_over(delivery_id=delivery_id, task_id=task_id, now=now)
+        if claim is not None:
+            claims.append(claim)
+    return claims
+
+
+def _release(claims: list[Claim], *, later: list[int]) -> None:
+    """Give back claims that were not sent (out of time), and hand them and the ids not yet
+    claimed to a new task."""
+    now = timezone.now()
+    with transaction.atomic():
+        for claim in claims:
+            Delivery.objects.filter(pk=claim.delivery_id, claim_token=claim.token).update(
+                attempts=F("attempts") - 1,
+                locked_until=None,
+                claim_token="",
+                claimed_by_task="",
+                dispatched_at=now,
+            )
+        ids = [claim.delivery_id for claim in claims] + list(later)
+        if ids:
+            outbox.enqueue(DELIVER_TASK, args=(ids,))
+
+
+def _record_many(results: list[tuple[Claim, sender.Result]]) -> None:
+    """`_record` for a batch, in one transaction: the webhooks then the deliveries locked in
+    pk order (the order every writer takes), the log entries in one INSERT, the deliveries in
+    one UPDATE, the log pruned once per webhook."""
+    if not results:
+        return
+    now = timezone.now()
+    with transaction.atomic():
+        webhooks = {
+            webhook.pk: webhook
+            for webhook in Webhook.objects.select_for_update(no_key=True)
+            .filter(pk__in={claim.webhook_id for claim, _result in results})
+            .order_by("pk")
+        }
+        deliveries = {
+            delivery.pk: delivery
+            for delivery in Delivery.objects.select_for_update(no_key=True)
+            .filter(pk__in=[claim.delivery_id for claim, _result in results])
+            .order_by("pk")
+        }
+        results = [
+            (claim, result)
+            for claim, result in results
+            if claim.webhook_id in webhooks and claim.delivery_id in deliveries
+        ]  # the others' webhook was deleted meanwhile
+        DeliveryAttempt.objects.bulk_create(
+            _log_entry(
+                webhook=webhooks[claim.webhook_id],
+                delivery=deliveries[claim.delivery_id],
+                attempt=claim.attempt,
+                result=result,
+                at=claim.started_at,
+            )
+            for claim, result in results
+        )
+        retries = []
+        for claim, result in results:
+            delivery = deliveries[claim.delivery_id]
+            countdown = _next_step(delivery, claim=claim, result=result, now=now)
+            if countdown is not None:
+                retries.append((delivery.pk, countdown))
+        Delivery.objects.bulk_update(
+            [deliveries[claim.delivery_id] for claim, _result in results], _RECORDED_FIELDS
+        )
+        for webhook_id in sorted({claim.webhook_id for claim, _result in results}):
+            _prune_log(webhooks[webhook_id], keep=deliveries.keys())
+        for delivery_id, countdown in retries:
+            _enqueue_on_commit(delivery_id, countdown=countdown)
+        for claim, result in results:
+            _track_health(webhook=webhooks[claim.webhook_id], result=result, now=now)
 
 
 def webhook_ping(*, webhook: Webhook) -> tuple[DeliveryAttempt | None, sender.Result]:
@@ -645,6 +816,8 @@ def dispatch_due(*, limit: int = DISPATCH_BATCH) -> int:
         ids = list(due.values_list("id", flat=True)[:limit])
         if ids:
             Delivery.objects.filter(pk__in=ids).update(dispatched_at=now)
-            for delivery_id in ids:
-                _enqueue_on_commit(delivery_id)
+            outbox.enqueue_many(
+                DELIVER_TASK,
+                [(ids[n : n + DELIVER_CHUNK],) for n in range(0, len(ids), DELIVER_CHUNK)],
+            )
     return len(ids)

@@ -3,14 +3,20 @@ from celery import shared_task
 from webhooks import services
 
 
-@shared_task(bind=True, name="webhooks.deliver", time_limit=50, ignore_result=True)
-def deliver(self, delivery_id: int) -> str:
-    """Make the due attempt of one delivery; a no-op if it is gone, done, not due or leased.
+@shared_task(bind=True, name="webhooks.deliver", time_limit=90, ignore_result=True)
+def deliver(self, delivery_ids: int | list[int]) -> str | dict:
+    """Make the due attempt of one delivery, or of a batch (a list of ids: one task per event
+    batch, see services.deliveries_attempt); a no-op for each that is gone, done, not due or
+    leased. A single id (retries, redeliveries, tasks enqueued by an older release) answers its
+    outcome; a list answers {id: outcome} of those sent.
 
     The task id goes with the claim: when the broker redelivers this very task because its
-    worker died mid-attempt, the new run may take the dead worker's lease over.
+    worker died mid-attempt, the new run may take the dead worker's leases over.
     """
-    return services.delivery_attempt(delivery_id=delivery_id, task_id=self.request.id or "")
+    task_id = self.request.id or ""
+    if isinstance(delivery_ids, int):
+        return services.delivery_attempt(delivery_id=delivery_ids, task_id=task_id)
+    return services.deliveries_attempt(delivery_ids=list(delivery_ids), task_id=task_id)
 
 
 @shared_task(name="webhooks.dispatch_due", time_limit=60, ignore_result=True)

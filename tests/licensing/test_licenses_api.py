@@ -17,6 +17,7 @@ from tests.licensing.factories import (
     ProductFactory,
     SubscriptionFactory,
 )
+from tests.streaming import streamed_json
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +53,7 @@ def test_list_shape_and_order(client_for):
 
     response = client_for(owner).get(LICENSES)
     assert response.status_code == 200
-    body = response.json()
+    body = streamed_json(response)
     assert [item["id"] for item in body] == [newer.pk, older.pk]
     assert body[1] == {
         "id": older.pk,
@@ -76,7 +77,7 @@ def test_partner_sees_its_sub_client_licences(client_for):
     customer = ClientFactory(owner=reseller)
     own = LicenseFactory(owner=reseller)
     assigned = LicenseFactory(owner=reseller, customer=customer)
-    body = client_for(reseller).get(LICENSES).json()
+    body = streamed_json(client_for(reseller).get(LICENSES))
     assert {item["id"] for item in body} == {own.pk, assigned.pk}
     assert {item["id"]: item["customer_id"] for item in body}[assigned.pk] == customer.pk
 
@@ -93,7 +94,7 @@ def test_filters_by_status_source_and_search(client_for):
     def ids(query):
         response = client.get(LICENSES, query)
         assert response.status_code == 200
-        return {item["id"] for item in response.json()}
+        return {item["id"] for item in streamed_json(response)}
 
     assert ids({"status": "active"}) == {active.pk}
     assert ids({"status": "revoked"}) == {revoked.pk}
@@ -103,7 +104,7 @@ def test_filters_by_status_source_and_search(client_for):
     assert ids({"search": "bbbb-cccc"}) == {active.pk}
     assert ids({"search": "SHOP.example"}) == {revoked.pk}
     assert ids({"search": "nothing-like-it"}) == set()
-    lapsed_body = client.get(LICENSES, {"status": "expired"}).json()
+    lapsed_body = streamed_json(client.get(LICENSES, {"status": "expired"}))
     assert {item["status"] for item in lapsed_body} == {"expired"}
 
 

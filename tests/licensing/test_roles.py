@@ -10,6 +10,7 @@ from licensing.models import License, LicenseStatus
 from tests.accounts.factories import AgencyFactory, ResellerFactory, UserFactory
 from tests.clients.factories import ClientFactory
 from tests.licensing.factories import LicenseFactory, PackFactory, ProductFactory
+from tests.streaming import streamed_json
 
 pytestmark = pytest.mark.django_db
 
@@ -152,8 +153,8 @@ def test_api_keys_open_exactly_the_eight_endpoints(method, path, body):
 def test_api_key_answers_are_the_same_as_with_a_token(client_for):
     reseller = ResellerFactory()
     LicenseFactory(owner=reseller)
-    by_key = api_key_client(reseller).get(f"{P}/licenses").json()
-    by_token = client_for(reseller).get(f"{P}/licenses").json()
+    by_key = streamed_json(api_key_client(reseller).get(f"{P}/licenses"))
+    by_token = streamed_json(client_for(reseller).get(f"{P}/licenses"))
     assert by_key == by_token
     assert len(by_key) == 1
 
@@ -197,12 +198,12 @@ def test_resellers_lists_never_show_each_others_data(client_for, two_resellers):
     a, b, data = two_resellers
     for me, other in ((a, b), (b, a)):
         client = client_for(me)
-        licence_ids = {item["id"] for item in client.get(f"{P}/licenses").json()}
+        licence_ids = {item["id"] for item in streamed_json(client.get(f"{P}/licenses"))}
         assert licence_ids == {lic.pk for key, lic in data[me.pk].items() if key != "client"}
         assert [c["id"] for c in client.get(f"{P}/clients").json()] == [data[me.pk]["client"].pk]
         assert client.get(f"{P}/licenses/usage").json()["total_licenses"] == 3
         search = client.get(f"{P}/licenses", {"search": data[other.pk]["own"].license_key})
-        assert search.json() == []
+        assert streamed_json(search) == []
 
 
 def test_foreign_ids_answer_404_and_change_nothing(client_for, two_resellers):

@@ -1,0 +1,70 @@
+"""The portal licence list as a streamed JSON array, serialised by plain functions.
+
+The list has no pagination (the spec's plain array), so an account with 100,000 licences gets
+them all in one answer: it is produced chunk by chunk (licensing.selectors.license_list_chunks)
+and written out as it goes, so a worker's memory stays flat whatever the count. Times are
+UTC (settings.TIME_ZONE, the database connections' zone). The bytes are
+those `LicenseSerializer(many=True)` rendered by DRF's JSONRenderer would give (same keys in the
+same order, same date format, same JSON spelling); tests/licensing/test_license_list_stream.py
+compares the two.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+
+def iso_from_db_text(text: str) -> str:
+    """A UTC timestamp as the database writes it as text (PostgreSQL: `2026-06-01
+    12:00:00.1234+00`, trailing zeros of the fraction dropped; SQLite: `2026-06-01
+    12:00:00.123400`) in the spelling of DRF's DateTimeField ("iso-8601", UTC): `T`, six
+    digits of fraction unless it is zero, `Z`."""
+    if text.endswith("+00"):
+        text = text[:-3]
+    elif text.endswith("+00:00"):
+        text = text[:-6]
+    head, dot, fraction = text.partition(".")
+    if dot and fraction.strip("0"):
+        head = f"{head}.{fraction:0<6}"
+    return head.replace(" ", "T", 1) + "Z"
+
+
+def license_row(row: tuple) -> dict:
+    """One licence of `license_list_chunks` in the shape of LicenseSerializer."""
+    (pk, key, product_id, name, slug, tier, status, source, expires, customer, created, acts) = row
+    return {
+        "id": pk,
+        "license_key": key,
+        "product": {"id": product_id, "name": name, "slug": slug},
+        "tier": tier,
+        "status": status,
+        "source": source,
+        "expires_at": iso_from_db_text(expires),
+        "activations": [
+            {"domain": domain, "activated_at": iso_from_db_text(activated_at)}
+            for domain, activated_at in acts
+        ],
+        "customer_id": customer,
+        "created_at": iso_from_db_text(created),
+    }
+
+
+def _dumps(value) -> str:
+    # rest_framework.renderers.JSONRenderer with the project's settings (UNICODE_JSON,
+    # COMPACT_JSON, STRICT_JSON): the same text for the same data.
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def json_array(chunks: Iterable[list[tuple]]) -> Iterator[bytes]:
+    """`[`, the rows of each chunk, `]`: one bytes piece per chunk."""
+    yield b"["
+    first = True
+    for chunk in chunks:
+        if not chunk:
+            continue
+        body = _dumps([license_row(row) for row in chunk])[1:-1]
+        yield (body if first else "," + body).encode()
+        first = False
+    yield b"]"
