@@ -141,9 +141,9 @@ def seed(n: int) -> None:
                     max_price=top,
                     on_sale=sale is not None,
                     stock_quantity=rng.randint(0, 200),
-                    stock_status="outofstock"
+                    stock_status="out_of_stock"
                     if stock < 0.07
-                    else ("onbackorder" if stock < 0.1 else "instock"),
+                    else ("on_backorder" if stock < 0.1 else "in_stock"),
                     average_rating=Decimal(rng.randint(0, 500)) / 100,
                     review_count=rng.randint(0, 40),
                     total_sales=rng.randint(0, 1000),
@@ -215,7 +215,7 @@ def _cases() -> list[tuple[str, dict]]:
         ),
         ("list: on_sale", {"on_sale": True}),
         ("list: min_rating=4.5", {"min_rating": "4.5"}),
-        ("list: stock_status=onbackorder", {"stock_status": "onbackorder", "hide": False}),
+        ("list: stock_status=on_backorder", {"stock_status": "on_backorder", "hide": False}),
         ("list: type=variable", {"type": "variable"}),
         ("list: orderby=price asc", {"orderby": "price", "order": "ASC"}),
         ("list: orderby=price desc", {"orderby": "price", "order": "DESC"}),

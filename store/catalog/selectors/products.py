@@ -407,6 +407,13 @@ def _descending(args: dict) -> bool:
     return (args.get("order") or "DESC").upper() == "DESC"
 
 
+def products_by_ids(ids: list[int]) -> list[Product]:
+    """Active products with what a list entry shows (two queries, whatever their number)."""
+    return list(
+        with_list_relations(Product.objects.filter(pk__in=ids, status=ProductStatus.ACTIVE))
+    )
+
+
 def _visible(queryset: QuerySet, include_unpublished: bool) -> QuerySet:
     return queryset if include_unpublished else queryset.filter(status=ProductStatus.ACTIVE)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from django.http import HttpResponse
@@ -99,6 +100,84 @@ def _json(content: bytes) -> HttpResponse:
     return HttpResponse(content, content_type="application/json")
 
 
+def _summary(product) -> dict:
+    return hooks.apply_filters(hooks.API_PRODUCT_RESPONSE, s.product_summary(product), product)
+
+
+def _store_summaries(summaries: dict[int, dict]) -> None:
+    """Keep each list entry under its product's token (store.catalog.cache)."""
+    current = catalog_cache.tokens([catalog_cache.GENERAL])
+    if current is None or not summaries:
+        return
+    keys = catalog_cache.body_keys(
+        "s", current[catalog_cache.GENERAL], catalog_cache.product_tokens(list(summaries))
+    )
+    catalog_cache.set_many({keys[pk]: body for pk, body in summaries.items()})
+
+
+def _summaries(ids: list[int]) -> list[dict] | None:
+    """A cached page's entries: the cached ones, the others read (two queries, whatever
+    their number) and cached. None: the cache went away meanwhile (read the page again)."""
+    if not ids:
+        return []
+    current = catalog_cache.tokens([catalog_cache.GENERAL])
+    if current is None:
+        return None
+    keys = catalog_cache.body_keys(
+        "s", current[catalog_cache.GENERAL], catalog_cache.product_tokens(ids)
+    )
+    found = catalog_cache.get_many(keys.values())
+    bodies = {pk: found[key] for pk, key in keys.items() if key in found}
+    missing = [pk for pk in ids if pk not in bodies]
+    if missing:
+        fresh = {product.pk: _summary(product) for product in selectors.products_by_ids(missing)}
+        if len(fresh) != len(missing):
+            return None  # a product left the list since the page was cached
+        catalog_cache.set_many({keys[pk]: body for pk, body in fresh.items()})
+        bodies.update(fresh)
+    return [bodies[pk] for pk in ids]
+
+
+def _list_response(data: list[dict], args: dict, meta: dict, inventory: dict) -> HttpResponse:
+    data = hooks.apply_filters(hooks.API_PRODUCTS_RESPONSE, data, args, meta["total"])
+    body = {"data": data, "meta": meta, "inventory_settings": inventory}
+    return _json(JSONRenderer().render(body))
+
+
+def _cached_detail(request, load, product_id: int | None = None, slug: str | None = None):
+    """A single product's body for the public, from the cache when its product's token is
+    unchanged: no query. Managers (who may see drafts) read the database."""
+    manager = can(request, MANAGE_PRODUCTS)
+    current = None if manager else catalog_cache.tokens([catalog_cache.GENERAL])
+    if current is None:
+        return Response(product_response(load(manager)))
+    general = current[catalog_cache.GENERAL]
+    if product_id is None:
+        slug_key = f"store:catalog:slug:{general}:{_digest_slug(slug)}"
+        product_id = catalog_cache.get(slug_key)
+    if product_id is not None:
+        key = catalog_cache.body_keys("d", general, catalog_cache.product_tokens([product_id]))[
+            product_id
+        ]
+        cached = catalog_cache.get(key)
+        if cached is not None and (slug is None or cached[0] == slug):
+            return _json(cached[1])
+    product = load(False)
+    content = JSONRenderer().render(product_response(product))
+    key = catalog_cache.body_keys("d", general, catalog_cache.product_tokens([product.pk]))[
+        product.pk
+    ]
+    entries = {key: (product.slug, content)}
+    if slug is not None:
+        entries[f"store:catalog:slug:{general}:{_digest_slug(slug)}"] = product.pk
+    catalog_cache.set_many(entries)
+    return _json(content)
+
+
+def _digest_slug(slug: str) -> str:
+    return hashlib.sha256(slug.encode()).hexdigest()[:32]
+
+
 def _inventory_settings() -> dict:
     inventory = store_settings.get_section("inventory")
     return {
@@ -123,25 +202,25 @@ class ProductListView(StoreAPIView):
     )
     def get(self, request):
         args = _list_args(request)
-        cacheable = _cacheable(args)
-        key = catalog_cache.lists.key({"view": "products", **args}) if cacheable else None
+        key = None
+        if _cacheable(args):
+            key = catalog_cache.entry_key("products", args, catalog_cache.list_dimensions(args))
         if key is not None:
-            cached = catalog_cache.lists.get(key)
-            if cached is not None:
-                return _json(cached)
+            entry = catalog_cache.get(key)
+            if entry is not None:
+                data = _summaries(entry["ids"])
+                if data is not None:
+                    return _list_response(data, args, entry["meta"], entry["inventory"])
         args["attributes"] = selectors.resolve_attribute_filters(args.get("attributes") or {})
         page = selectors.product_page(args)
-        data = [
-            hooks.apply_filters(hooks.API_PRODUCT_RESPONSE, s.product_summary(product), product)
-            for product in page.items
-        ]
-        data = hooks.apply_filters(hooks.API_PRODUCTS_RESPONSE, data, args, page.total)
-        body = {"data": data, "meta": page.meta(), "inventory_settings": _inventory_settings()}
-        if key is None:
-            return Response(body)
-        content = JSONRenderer().render(body)
-        catalog_cache.lists.set(key, content)
-        return _json(content)
+        summaries = {product.pk: _summary(product) for product in page.items}
+        meta, inventory = page.meta(), _inventory_settings()
+        if key is not None:
+            _store_summaries(summaries)
+            catalog_cache.set_many(
+                {key: {"ids": list(summaries), "meta": meta, "inventory": inventory}}
+            )
+        return _list_response(list(summaries.values()), args, meta, inventory)
 
     @store_schema(
         summary="Create a product",
@@ -175,9 +254,11 @@ class ProductFacetsView(StoreAPIView):
     )
     def get(self, request):
         args = _list_args(request)
-        key = catalog_cache.lists.key({"view": "facets", **args}) if _cacheable(args) else None
+        key = None
+        if _cacheable(args):
+            key = catalog_cache.entry_key("facets", args, catalog_cache.DIMENSIONS)
         if key is not None:
-            cached = catalog_cache.lists.get(key)
+            cached = catalog_cache.get(key)
             if cached is not None:
                 return _json(cached)
         args["attributes"] = selectors.resolve_attribute_filters(args.get("attributes") or {})
@@ -185,7 +266,7 @@ class ProductFacetsView(StoreAPIView):
         if key is None:
             return Response(body)
         content = JSONRenderer().render(body)
-        catalog_cache.lists.set(key, content)
+        catalog_cache.set_many({key: content})
         return _json(content)
 
 
@@ -245,10 +326,11 @@ class ProductBySlugView(StoreAPIView):
         description="Same shape as GET /products/{id}.",
     )
     def get(self, request, slug):
-        product = selectors.product_get_by_slug(
-            slug, include_unpublished=can(request, MANAGE_PRODUCTS)
+        return _cached_detail(
+            request,
+            lambda manager: selectors.product_get_by_slug(slug, include_unpublished=manager),
+            slug=slug,
         )
-        return Response(product_response(product))
 
 
 class ProductDetailView(StoreResourceView):
@@ -267,6 +349,14 @@ class ProductDetailView(StoreResourceView):
         "delete": "Deletes the product with its variants, gallery entries and reviews. 204 has "
         "no body (HTTP forbids one), so the spec's message string is not sent.",
     }
+
+    def get(self, request, **kwargs):
+        pk = kwargs[self.id_kwarg]
+        return _cached_detail(
+            request,
+            lambda manager: selectors.product_get(pk, include_unpublished=manager),
+            product_id=pk,
+        )
 
     def read(self, request, pk):
         product = selectors.product_get(pk, include_unpublished=can(request, MANAGE_PRODUCTS))
