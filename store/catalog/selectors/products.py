@@ -366,6 +366,34 @@ def with_list_relations(queryset: QuerySet) -> QuerySet:
     )
 
 
+# Columns a list entry never shows: the search document and the long descriptions.
+LIST_DEFERRED = ("search_document", "description")
+
+
+def list_rows(queryset: QuerySet) -> list[Product]:
+    """A page's products with what a list entry shows, in two queries whatever their number:
+    the rows (brand and featured image joined) and their categories (one flat query, set as
+    each product's prefetched categories; lighter than a Prefetch of model rows)."""
+    products = list(queryset.select_related("featured_image", "brand").defer(*LIST_DEFERRED))
+    attach_categories(products)
+    return products
+
+
+def attach_categories(products: list[Product]) -> None:
+    by_product: dict[int, list[Category]] = {product.pk: [] for product in products}
+    if by_product:
+        rows = (
+            ProductCategory.objects.filter(product_id__in=list(by_product))
+            .order_by("category__sort_order", "category__name", "category_id")
+            .values_list("product_id", "category_id", "category__name", "category__slug")
+        )
+        for product_id, category_id, name, slug in rows:
+            by_product[product_id].append(Category(id=category_id, name=name, slug=slug))
+    for product in products:
+        cache = product.__dict__.setdefault("_prefetched_objects_cache", {})
+        cache["categories"] = by_product[product.pk]
+
+
 def with_detail_relations(queryset: QuerySet, *, all_variants: bool = False) -> QuerySet:
     variants = Variant.objects.select_related("image").prefetch_related(
         Prefetch(
@@ -395,11 +423,10 @@ def product_page(args: dict) -> Page:
         return Page(items=[], page=page, per_page=per_page, total=total)
     end = min(start + per_page, total)
     if start > total - end:
-        rows = with_list_relations(ordered(queryset, args, reverse=True))
-        rows = rows[total - end : total - start]
-        items = list(rows)[::-1]
+        rows = ordered(queryset, args, reverse=True)[total - end : total - start]
+        items = list_rows(rows)[::-1]
     else:
-        items = list(with_list_relations(ordered(queryset, args))[start:end])
+        items = list_rows(ordered(queryset, args)[start:end])
     return Page(items=items, page=page, per_page=per_page, total=total)
 
 
@@ -409,9 +436,7 @@ def _descending(args: dict) -> bool:
 
 def products_by_ids(ids: list[int]) -> list[Product]:
     """Active products with what a list entry shows (two queries, whatever their number)."""
-    return list(
-        with_list_relations(Product.objects.filter(pk__in=ids, status=ProductStatus.ACTIVE))
-    )
+    return list_rows(Product.objects.filter(pk__in=ids, status=ProductStatus.ACTIVE))
 
 
 def _visible(queryset: QuerySet, include_unpublished: bool) -> QuerySet:

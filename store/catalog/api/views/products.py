@@ -112,7 +112,11 @@ def _store_summaries(summaries: dict[int, dict]) -> None:
     keys = catalog_cache.body_keys(
         "s", current[catalog_cache.GENERAL], catalog_cache.product_tokens(list(summaries))
     )
-    catalog_cache.set_many({keys[pk]: body for pk, body in summaries.items()})
+    # Entries cached already (the product unchanged since) are not written again.
+    cached = catalog_cache.get_many(keys.values())
+    catalog_cache.set_many(
+        {keys[pk]: body for pk, body in summaries.items() if keys[pk] not in cached}
+    )
 
 
 def _summaries(ids: list[int]) -> list[dict] | None:
