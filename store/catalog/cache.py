@@ -119,13 +119,20 @@ def _digest(args: dict) -> str:
     ).hexdigest()[:40]
 
 
-def entry_key(view: str, args: dict, dimensions: Iterable[str]) -> str | None:
-    """The key of a cached page or facet body under the tokens it depends on."""
+def entry_key(view: str, args: dict, dimensions: Iterable[str]) -> tuple[str, str] | None:
+    """The key of a cached page or facet body under the tokens it depends on, with the
+    general token (for the product bodies' keys); None: read uncached."""
     current = tokens((GENERAL, *sorted(set(dimensions))))
     if current is None:
         return None
     stamp = ".".join(f"{name}={current[name]}" for name in sorted(current))
-    return f"store:catalog:e:{view}:{_digest({'tokens': stamp, **args})}"
+    return f"store:catalog:e:{view}:{_digest({'tokens': stamp, **args})}", current[GENERAL]
+
+
+def rendered_key(page_key: str, product_tokens_: dict[int, str], ids: list[int]) -> str:
+    """The key of a page's rendered answer under its products' current tokens."""
+    stamp = hashlib.sha256(",".join(product_tokens_[pk] for pk in ids).encode()).hexdigest()
+    return f"{page_key}:r:{stamp[:32]}"
 
 
 def body_keys(kind: str, general: str, product_tokens_: dict[int, str]) -> dict[int, str]:

@@ -104,42 +104,50 @@ def _summary(product) -> dict:
     return hooks.apply_filters(hooks.API_PRODUCT_RESPONSE, s.product_summary(product), product)
 
 
-def _store_summaries(summaries: dict[int, dict]) -> None:
-    """Keep each list entry under its product's token (store.catalog.cache)."""
-    current = catalog_cache.tokens([catalog_cache.GENERAL])
-    if current is None or not summaries:
-        return
-    keys = catalog_cache.body_keys(
-        "s", current[catalog_cache.GENERAL], catalog_cache.product_tokens(list(summaries))
-    )
-    # Entries cached already (the product unchanged since) are not written again.
+def _store_summaries(summaries: dict[int, dict], general: str, tokens: dict[int, str]) -> None:
+    """Keep each list entry under its product's token (store.catalog.cache); entries cached
+    already (the product unchanged since) are not written again."""
+    keys = catalog_cache.body_keys("s", general, tokens)
     cached = catalog_cache.get_many(keys.values())
     catalog_cache.set_many(
         {keys[pk]: body for pk, body in summaries.items() if keys[pk] not in cached}
     )
 
 
-def _summaries(ids: list[int]) -> list[dict] | None:
+def _summaries(ids: list[int], general: str, tokens: dict[int, str]) -> list[dict] | None:
     """A cached page's entries: the cached ones, the others read (two queries, whatever
-    their number) and cached. None: the cache went away meanwhile (read the page again)."""
-    if not ids:
-        return []
-    current = catalog_cache.tokens([catalog_cache.GENERAL])
-    if current is None:
-        return None
-    keys = catalog_cache.body_keys(
-        "s", current[catalog_cache.GENERAL], catalog_cache.product_tokens(ids)
-    )
+    their number) and cached. None: a product left the list since the page was cached."""
+    keys = catalog_cache.body_keys("s", general, tokens)
     found = catalog_cache.get_many(keys.values())
     bodies = {pk: found[key] for pk, key in keys.items() if key in found}
     missing = [pk for pk in ids if pk not in bodies]
     if missing:
         fresh = {product.pk: _summary(product) for product in selectors.products_by_ids(missing)}
         if len(fresh) != len(missing):
-            return None  # a product left the list since the page was cached
+            return None
         catalog_cache.set_many({keys[pk]: body for pk, body in fresh.items()})
         bodies.update(fresh)
     return [bodies[pk] for pk in ids]
+
+
+def _cached_page(key: str, general: str):
+    """A cached page's answer: its rendering while none of its products changed (two round
+    trips: the products' tokens, the rendering), else rebuilt from the product entries."""
+    entry = catalog_cache.get(key)
+    if entry is None:
+        return None
+    ids = entry["ids"]
+    tokens = catalog_cache.product_tokens(ids)
+    rendered = catalog_cache.rendered_key(key, tokens, ids)
+    content = catalog_cache.get(rendered)
+    if content is not None:
+        return _json(content)
+    data = _summaries(ids, general, tokens)
+    if data is None:
+        return None
+    response = _list_response(data, entry["args"], entry["meta"], entry["inventory"])
+    catalog_cache.set_many({rendered: response.content})
+    return response
 
 
 def _list_response(data: list[dict], args: dict, meta: dict, inventory: dict) -> HttpResponse:
@@ -206,25 +214,30 @@ class ProductListView(StoreAPIView):
     )
     def get(self, request):
         args = _list_args(request)
-        key = None
+        cached = None
         if _cacheable(args):
-            key = catalog_cache.entry_key("products", args, catalog_cache.list_dimensions(args))
-        if key is not None:
-            entry = catalog_cache.get(key)
-            if entry is not None:
-                data = _summaries(entry["ids"])
-                if data is not None:
-                    return _list_response(data, args, entry["meta"], entry["inventory"])
+            cached = catalog_cache.entry_key("products", args, catalog_cache.list_dimensions(args))
+        if cached is not None:
+            response = _cached_page(*cached)
+            if response is not None:
+                return response
         args["attributes"] = selectors.resolve_attribute_filters(args.get("attributes") or {})
         page = selectors.product_page(args)
         summaries = {product.pk: _summary(product) for product in page.items}
         meta, inventory = page.meta(), _inventory_settings()
-        if key is not None:
-            _store_summaries(summaries)
+        response = _list_response(list(summaries.values()), args, meta, inventory)
+        if cached is not None:
+            key, general = cached
+            ids = list(summaries)
+            tokens = catalog_cache.product_tokens(ids)
+            _store_summaries(summaries, general, tokens)
             catalog_cache.set_many(
-                {key: {"ids": list(summaries), "meta": meta, "inventory": inventory}}
+                {
+                    key: {"ids": ids, "args": args, "meta": meta, "inventory": inventory},
+                    catalog_cache.rendered_key(key, tokens, ids): response.content,
+                }
             )
-        return _list_response(list(summaries.values()), args, meta, inventory)
+        return response
 
     @store_schema(
         summary="Create a product",
@@ -260,7 +273,8 @@ class ProductFacetsView(StoreAPIView):
         args = _list_args(request)
         key = None
         if _cacheable(args):
-            key = catalog_cache.entry_key("facets", args, catalog_cache.DIMENSIONS)
+            cached = catalog_cache.entry_key("facets", args, catalog_cache.DIMENSIONS)
+            key = cached[0] if cached is not None else None
         if key is not None:
             cached = catalog_cache.get(key)
             if cached is not None:
