@@ -126,7 +126,7 @@ def entry_key(view: str, args: dict, dimensions: Iterable[str]) -> tuple[str, st
     if current is None:
         return None
     stamp = ".".join(f"{name}={current[name]}" for name in sorted(current))
-    return f"store:catalog:e:{view}:{_digest({'tokens': stamp, **args})}", current[GENERAL]
+    return f"store:catalog:e2:{view}:{_digest({'tokens': stamp, **args})}", current[GENERAL]
 
 
 def rendered_key(page_key: str, product_tokens_: dict[int, str], ids: list[int]) -> str:
