@@ -188,7 +188,10 @@ def seed(n: int) -> None:
 
 
 def _cases() -> list[tuple[str, dict]]:
-    from store.catalog.models import Brand, Category
+    from store.catalog.models import Brand, Category, Product
+
+    shown = Product.objects.filter(status="active").exclude(stock_status="out_of_stock").count()
+    last = max(1, -(-shown // 100))
 
     dept = Category.objects.filter(slug="scale-dept-3").values_list("pk", flat=True).first()
     aisle = Category.objects.filter(slug="scale-aisle-5").values_list("slug", flat=True).first()
@@ -228,8 +231,9 @@ def _cases() -> list[tuple[str, dict]]:
         ("list: orderby=sku asc", {"orderby": "sku", "order": "ASC"}),
         ("list: orderby=stock_quantity desc", {"orderby": "stock_quantity"}),
         ("list: page 50 (per_page 100)", {"page": 50}),
-        ("list: last page (id desc)", {"page": 475}),
-        ("list: last page orderby=price", {"page": 475, "orderby": "price"}),
+        ("list: middle page (id desc)", {"page": last // 2}),
+        ("list: last page (id desc)", {"page": last}),
+        ("list: last page orderby=price", {"page": last, "orderby": "price"}),
         (
             "list: category+brand+price+on_sale, orderby price",
             {

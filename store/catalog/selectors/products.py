@@ -27,7 +27,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast
 
-from store.catalog.choices import ProductStatus, ProductType, StockStatus
+from store.catalog.choices import ProductStatus, StockStatus
 from store.catalog.models import (
     Attribute,
     AttributeTerm,
@@ -259,26 +259,27 @@ def _price_condition(low: str | None, high: str | None) -> Q:
     """The product's price is within the bounds; for a variable product, some enabled
     variant's price is.
 
-    The denormalised range [min_price, max_price] (kept by services.products._derive) must
-    overlap the bounds: an indexed test that decides every simple product and every variable
-    one whose range lies inside the bounds. Only a variable product whose range straddles a
-    bound is checked against its variants."""
-    overlap, inside = Q(), Q()
+    On the denormalised range [min_price, max_price] (services.products._derive: a simple
+    product's price, or the lowest and highest price of the enabled variants): the range must
+    overlap the bounds (indexed). With one bound that is exact (the cheapest, or the dearest,
+    variant is in). With both, it is exact when the range's low end or high end is inside;
+    only a range reaching past both bounds is checked against the variants."""
+    if low is None and high is None:
+        return Q()
+    overlap = Q()
     if low is not None:
         overlap &= Q(max_price__gte=Decimal(low))
-        inside &= Q(min_price__gte=Decimal(low))
     if high is not None:
         overlap &= Q(min_price__lte=Decimal(high))
-        inside &= Q(max_price__lte=Decimal(high))
-    bounds = {}
-    if low is not None:
-        bounds["price__gte"] = Decimal(low)
-    if high is not None:
-        bounds["price__lte"] = Decimal(high)
-    variants = Variant.objects.filter(product=OuterRef("pk"), enabled=True)
-    return overlap & (
-        Q(type=ProductType.SIMPLE) | inside | ~Exists(variants) | Exists(variants.filter(**bounds))
+    if low is None or high is None:
+        return overlap
+    low_value, high_value = Decimal(low), Decimal(high)
+    some_variant = Exists(
+        Variant.objects.filter(
+            product=OuterRef("pk"), enabled=True, price__gte=low_value, price__lte=high_value
+        )
     )
+    return overlap & (Q(min_price__gte=low_value) | Q(max_price__lte=high_value) | some_variant)
 
 
 def product_queryset(args: dict, *, exclude: frozenset[str] = frozenset()) -> QuerySet:
