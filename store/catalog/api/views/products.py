@@ -100,6 +100,12 @@ def _json(content: bytes) -> HttpResponse:
     return HttpResponse(content, content_type="application/json")
 
 
+def _hooks_stamp() -> str:
+    """Cached bodies carry the hooks' output: keyed by the hooks registered (a callback added
+    or removed at run time is not hidden by bodies cached before)."""
+    return hooks.registration(hooks.API_PRODUCT_RESPONSE, hooks.API_PRODUCTS_RESPONSE)
+
+
 def _summary(product) -> dict:
     return hooks.apply_filters(hooks.API_PRODUCT_RESPONSE, s.product_summary(product), product)
 
@@ -163,7 +169,7 @@ def _cached_detail(request, load, product_id: int | None = None, slug: str | Non
     current = None if manager else catalog_cache.tokens([catalog_cache.GENERAL])
     if current is None:
         return Response(product_response(load(manager)))
-    general = current[catalog_cache.GENERAL]
+    general = f"{current[catalog_cache.GENERAL]}.{_hooks_stamp()}"
     if product_id is None:
         slug_key = f"store:catalog:slug:{general}:{_digest_slug(slug)}"
         product_id = catalog_cache.get(slug_key)
