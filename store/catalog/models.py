@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.validators import RegexValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Func, Q
 from django.utils import timezone
 
 from store.catalog.choices import (
@@ -18,6 +18,46 @@ from store.media.models import MediaImage
 
 def _dimension(**kwargs) -> models.DecimalField:
     return models.DecimalField(max_digits=10, decimal_places=3, null=True, blank=True, **kwargs)
+
+
+class SearchDocument(Func):
+    """The product's weighted full-text document (title A, SKU B, descriptions C), the
+    expression of the generated column `search_document`. PostgreSQL only: elsewhere the
+    column is NULL and search falls back to icontains (selectors.products.search_filter)."""
+
+    template = "NULL"
+    arity = 0
+
+    def __init__(self, **extra):
+        super().__init__(output_field=SearchDocumentField(), **extra)
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        parts = (("title", "A"), ("sku", "B"), ("short_description", "C"), ("description", "C"))
+        sql = " || ".join(
+            f"setweight(to_tsvector('simple'::regconfig, coalesce({connection.ops.quote_name(c)}"
+            f", '')), '{w}')"
+            for c, w in parts
+        )
+        return sql, []
+
+
+class SearchDocumentField(models.Field):
+    """A tsvector column on PostgreSQL; an untyped (always NULL) column elsewhere."""
+
+    def db_type(self, connection):
+        return "tsvector" if connection.vendor == "postgresql" else "text"
+
+
+@SearchDocumentField.register_lookup
+class Matches(models.Lookup):
+    """document @@ tsquery (PostgreSQL)."""
+
+    lookup_name = "matches"
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs} @@ {rhs}", [*lhs_params, *rhs_params]
 
 
 class Category(models.Model):
@@ -111,6 +151,15 @@ class AttributeTerm(models.Model):
         return f"{self.attribute.name}: {self.name}" if self.attribute_id else self.name
 
 
+def _order_indexes(*names: str) -> list[models.Index]:
+    """(field, id): the list's order by the field either way (DESC reads it backward). Price
+    DESC NULLS LAST has its own index on PostgreSQL (migration 0002; SQLite cannot)."""
+    return [
+        models.Index(fields=[name, "id"], name=f"catalog_prod_{name.replace('_', '')[:14]}")
+        for name in names
+    ]
+
+
 class Product(models.Model):
     """A product. Fields marked derived are recomputed by services.product_refresh;
     `stock_quantity` and `stock_status` (of variants too) are written only by the inventory
@@ -170,6 +219,11 @@ class Product(models.Model):
     total_sales = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
+    # Kept by the database from title, SKU and descriptions (PostgreSQL full-text search, GIN
+    # index created by migration 0002 on PostgreSQL only).
+    search_document = models.GeneratedField(
+        expression=SearchDocument(), output_field=SearchDocumentField(), db_persist=True
+    )
 
     class Meta:
         ordering = ["-id"]
@@ -195,6 +249,19 @@ class Product(models.Model):
             models.Index(fields=["status", "created_at"]),
             models.Index(fields=["status", "average_rating"]),
             models.Index(fields=["type"]),
+            # The list's price bounds (min_price above; max_price for a lower bound).
+            models.Index(fields=["max_price"], name="catalog_product_max_price"),
+            # One index per list order (ties by id).
+            *_order_indexes(
+                "price",
+                "created_at",
+                "title",
+                "average_rating",
+                "total_sales",
+                "updated_at",
+                "sku",
+                "stock_quantity",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -86,6 +86,16 @@ def remove_filter(name: str, callback: Callable) -> bool:
         return len(_callbacks[name]) != before
 
 
+def registration(*names: str) -> str:
+    """A short stamp of the callbacks registered on hooks `names` (their registration
+    numbers): it changes whenever one is added or removed. Caches of hook output (the
+    catalog's product bodies) put it in their keys."""
+    for name in names:
+        _check(name)
+    _load_settings()
+    return ".".join(",".join(str(item[1]) for item in _callbacks[name]) or "-" for name in names)
+
+
 def _load_settings() -> None:
     global _settings_loaded
     if _settings_loaded:

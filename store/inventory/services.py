@@ -23,6 +23,7 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from common.errors import Conflict
+from store.catalog import cache as catalog_cache
 from store.catalog.cache import invalidate as invalidate_catalog
 from store.catalog.choices import ProductType, StockStatus
 from store.catalog.models import Product, Variant
@@ -335,7 +336,7 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     }
     fields = ("pk", "track_inventory", "allow_backorders", "stock_status", "stock_quantity")
     variants_of: dict[int, list[tuple[bool, bool, int, str]]] = defaultdict(list)
-    changed = False
+    changed: dict[int, set[str]] = defaultdict(set)
     for row in Variant.objects.filter(product_id__in=ids).values(*fields, "product_id", "enabled"):
         quantity = totals.get((row["product_id"], row["pk"]), 0)
         status = derive_stock_status(
@@ -348,7 +349,7 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             Variant.objects.filter(pk=row["pk"]).update(
                 stock_quantity=quantity, stock_status=status
             )
-            changed = True
+            _note_change(changed, row["product_id"], row, quantity, status)
         out.variants[row["pk"]] = (quantity, status)
         if row["enabled"]:
             variants_of[row["product_id"]].append(
@@ -371,11 +372,20 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             Product.objects.filter(pk=row["pk"]).update(
                 stock_quantity=quantity, stock_status=status
             )
-            changed = True
+            _note_change(changed, row["pk"], row, quantity, status)
         out.products[row["pk"]] = (quantity, status)
-    if changed:
-        invalidate_catalog()
+    # Only the changed products' cached bodies, and the lists that depend on what changed.
+    for product_id, dimensions in changed.items():
+        invalidate_catalog([product_id], dimensions)
     return out
+
+
+def _note_change(changed, product_id: int, row: dict, quantity: int, status: str) -> None:
+    dimensions = changed[product_id]
+    if quantity != row["stock_quantity"]:
+        dimensions.add(catalog_cache.STOCK_QUANTITY)
+    if status != row["stock_status"]:
+        dimensions.add(catalog_cache.STOCK)
 
 
 @transaction.atomic

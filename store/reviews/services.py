@@ -26,7 +26,7 @@ def product_rating_refresh(*, product_id: int) -> None:
     Product.objects.filter(pk=product_id).update(
         average_rating=average, review_count=summary["count"]
     )
-    catalog_cache.invalidate()
+    catalog_cache.invalidate([product_id], [catalog_cache.RATING])
 
 
 @transaction.atomic

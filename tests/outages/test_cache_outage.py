@@ -211,7 +211,7 @@ def test_cached_entries_and_tokens_live_a_bounded_time(redis_cache):
     assert APIClient().get(f"{API}/products").status_code == 200
     direct = redis.Redis.from_url(redis_cache.url)
     settings_ttl = direct.ttl(cache.make_key(settings_selectors.cache_key()))
-    token_ttl = direct.ttl(cache.make_key("store:catalog:version"))
+    token_ttl = direct.ttl(cache.make_key("store:catalog:v:catalog"))
     direct.close()
     assert 0 < settings_ttl <= settings_selectors.CACHE_SECONDS
     assert 0 < token_ttl <= settings.STORE_CATALOG_CACHE_SECONDS

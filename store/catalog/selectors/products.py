@@ -6,12 +6,17 @@ The list is described by a plain dict of arguments (`list_args`), which the
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
+from django.db import connections
 from django.db.models import (
     Case,
     Exists,
     F,
+    Field,
+    FloatField,
+    Func,
     IntegerField,
     OuterRef,
     Prefetch,
@@ -20,10 +25,12 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.functions import Cast
 
-from store.catalog.choices import ProductStatus, ProductType, StockStatus
+from store.catalog.choices import ProductStatus, StockStatus
 from store.catalog.models import (
     Attribute,
+    AttributeTerm,
     Category,
     Product,
     ProductImage,
@@ -31,7 +38,7 @@ from store.catalog.models import (
     VariantAttribute,
 )
 from store.common.errors import invalid_params, not_found
-from store.common.pagination import Page, paginate
+from store.common.pagination import Page
 
 ProductCategory = Product.categories.through
 ProductTerm = Product.attribute_terms.through
@@ -116,17 +123,39 @@ def _terms(search: str) -> list[str]:
 
 
 def search_filter(queryset: QuerySet, search: str) -> QuerySet:
-    """Keep products matching every term; annotate `relevance` (title > SKU > description)."""
+    """Keep products matching every term; annotate `relevance` (title > SKU > description).
+
+    On PostgreSQL each term is found through indexes (migration 0002): the weighted full-text
+    document `search_document` (GIN, prefix match: 'hood' finds 'hoodie'), trigrams of title
+    and SKUs for partial words anywhere in them, and the variants' SKUs; the matches are ranked
+    by the weights below, then by ts_rank over the document. Elsewhere (SQLite) icontains over
+    the same fields, ranked by the same weights."""
+    terms = _terms(search)
+    postgres = connections[queryset.db].vendor == "postgresql"
     relevance = Value(0, output_field=IntegerField())
-    for term in _terms(search):
-        variant_sku = Exists(Variant.objects.filter(product=OuterRef("pk"), sku__icontains=term))
-        queryset = queryset.filter(
-            Q(title__icontains=term)
-            | Q(sku__icontains=term)
-            | variant_sku
-            | Q(short_description__icontains=term)
-            | Q(description__icontains=term)
+    tsquery_parts = []
+    for term in terms:
+        variant_sku = Q(
+            pk__in=Variant.objects.filter(sku__icontains=term).values("product_id").order_by()
         )
+        if postgres:
+            words = _words(term)
+            fulltext = Q(pk__in=Product.objects.none().values("pk"))
+            if words:
+                tsquery_parts.extend(words)
+                fulltext = Q(search_document__matches=_tsquery(words))
+            matching = Product.objects.filter(
+                fulltext | Q(title__icontains=term) | Q(sku__icontains=term)
+            ).values("pk")
+            queryset = queryset.filter(Q(pk__in=matching) | variant_sku)
+        else:
+            queryset = queryset.filter(
+                Q(title__icontains=term)
+                | Q(sku__icontains=term)
+                | variant_sku
+                | Q(short_description__icontains=term)
+                | Q(description__icontains=term)
+            )
         relevance = (
             relevance
             + Case(
@@ -154,7 +183,38 @@ def search_filter(queryset: QuerySet, search: str) -> QuerySet:
                 output_field=IntegerField(),
             )
         )
+    if postgres and tsquery_parts:
+        rank = Func(
+            F("search_document"),
+            _tsquery(tsquery_parts),
+            function="ts_rank",
+            output_field=FloatField(),
+        )
+        relevance = Cast(relevance, FloatField()) + rank
     return queryset.annotate(relevance=relevance)
+
+
+def _words(term: str) -> list[str]:
+    """The term's words as the 'simple' text-search parser sees them (letters and digits)."""
+    return [word.lower() for word in re.findall(r"[^\W_]+", term)][:MAX_SEARCH_TERMS]
+
+
+class _PrefixQuery(Func):
+    """to_tsquery('simple', 'w1:* & w2:*'): every word, as a prefix."""
+
+    function = "to_tsquery"
+
+    def __init__(self, words: list[str]):
+        text = " & ".join(f"{word}:*" for word in words)
+        super().__init__(Value("simple"), Value(text), output_field=Field())
+
+    def as_sql(self, compiler, connection, **extra_context):
+        sql, params = super().as_sql(compiler, connection, **extra_context)
+        return sql.replace("to_tsquery(%s", "to_tsquery(%s::regconfig", 1), params
+
+
+def _tsquery(words: list[str]) -> _PrefixQuery:
+    return _PrefixQuery(words)
 
 
 def resolve_attribute_filters(attributes: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -168,28 +228,58 @@ def resolve_attribute_filters(attributes: dict[str, list[str]]) -> dict[str, lis
     return attributes
 
 
-def _attribute_condition(slug: str, term_slugs: list[str]) -> Exists:
-    return Exists(
-        ProductTerm.objects.filter(
-            product_id=OuterRef("pk"),
-            attributeterm__attribute__slug=slug,
-            attributeterm__slug__in=term_slugs,
-        )
-    )
+def _attribute_condition(attributes: dict[str, list[str]], logic: str) -> Q:
+    """Products having, per attribute, one of its terms (every attribute with `and`, any
+    with `or`). The terms are looked up inside the query (no extra round trip); each
+    attribute is one semi-join over the product-term links (indexed by term)."""
+
+    def terms_of(condition: Q) -> Q:
+        terms = AttributeTerm.objects.filter(condition).values("pk")
+        return Q(pk__in=ProductTerm.objects.filter(attributeterm_id__in=terms).values("product_id"))
+
+    wanted = [
+        Q(attribute__slug=slug, slug__in=term_slugs)
+        for slug, term_slugs in attributes.items()
+        if term_slugs
+    ]
+    if not wanted:
+        return Q()
+    if logic == "or":
+        combined = wanted[0]
+        for condition in wanted[1:]:
+            combined |= condition
+        return terms_of(combined)
+    out = Q()
+    for condition in wanted:
+        out &= terms_of(condition)
+    return out
 
 
 def _price_condition(low: str | None, high: str | None) -> Q:
     """The product's price is within the bounds; for a variable product, some enabled
-    variant's price is."""
-    bounds = {}
+    variant's price is.
+
+    On the denormalised range [min_price, max_price] (services.products._derive: a simple
+    product's price, or the lowest and highest price of the enabled variants): the range must
+    overlap the bounds (indexed). With one bound that is exact (the cheapest, or the dearest,
+    variant is in). With both, it is exact when the range's low end or high end is inside;
+    only a range reaching past both bounds is checked against the variants."""
+    if low is None and high is None:
+        return Q()
+    overlap = Q()
     if low is not None:
-        bounds["price__gte"] = Decimal(low)
+        overlap &= Q(max_price__gte=Decimal(low))
     if high is not None:
-        bounds["price__lte"] = Decimal(high)
-    variants = Variant.objects.filter(product=OuterRef("pk"), enabled=True)
-    return ((Q(type=ProductType.SIMPLE) | ~Exists(variants)) & Q(**bounds)) | Exists(
-        variants.filter(**bounds)
+        overlap &= Q(min_price__lte=Decimal(high))
+    if low is None or high is None:
+        return overlap
+    low_value, high_value = Decimal(low), Decimal(high)
+    some_variant = Exists(
+        Variant.objects.filter(
+            product=OuterRef("pk"), enabled=True, price__gte=low_value, price__lte=high_value
+        )
     )
+    return overlap & (Q(min_price__gte=low_value) | Q(max_price__lte=high_value) | some_variant)
 
 
 def product_queryset(args: dict, *, exclude: frozenset[str] = frozenset()) -> QuerySet:
@@ -237,32 +327,37 @@ def product_queryset(args: dict, *, exclude: frozenset[str] = frozenset()) -> Qu
             queryset = queryset.filter(stock_status=args["stock_status"])
         elif args.get("hide_out_of_stock"):
             queryset = queryset.exclude(stock_status=StockStatus.OUT_OF_STOCK)
-    conditions = [
-        _attribute_condition(slug, terms)
+    attributes = {
+        slug: terms
         for slug, terms in (args.get("attributes") or {}).items()
-        if f"attr_{slug}" not in exclude and terms
-    ]
-    if conditions:
-        combined = conditions[0]
-        for condition in conditions[1:]:
-            combined = (
-                (combined | condition)
-                if args.get("filter_logic") == "or"
-                else (combined & condition)
-            )
-        queryset = queryset.filter(combined)
+        if f"attr_{slug}" not in exclude
+    }
+    if attributes:
+        queryset = queryset.filter(
+            _attribute_condition(attributes, args.get("filter_logic") or "and")
+        )
     return queryset
 
 
-def ordered(queryset: QuerySet, args: dict) -> QuerySet:
+NULLABLE_ORDERS = frozenset({"price"})
+
+
+def ordered(queryset: QuerySet, args: dict, *, reverse: bool = False) -> QuerySet:
+    """The list's order: the field, ties by id; a missing price last both ways. These are
+    the orders of the list's indexes. `reverse` gives the exact reverse order (the same
+    index read backward)."""
     field = ORDERBY.get(args.get("orderby") or "id", "id")
     if field == "relevance" and not args.get("search"):
         field = "id"
-    descending = (args.get("order") or "DESC").upper() == "DESC"
+    descending = _descending(args) != reverse
+    tie = "-id" if descending else "id"
     if field == "id":
-        return queryset.order_by("-id" if descending else "id")
-    expression = F(field).desc(nulls_last=True) if descending else F(field).asc(nulls_last=True)
-    return queryset.order_by(expression, "-id" if descending else "id")
+        return queryset.order_by(tie)
+    if field not in NULLABLE_ORDERS:
+        return queryset.order_by(f"-{field}" if descending else field, tie)
+    nulls = {"nulls_first": True} if reverse else {"nulls_last": True}
+    expression = F(field).desc(**nulls) if descending else F(field).asc(**nulls)
+    return queryset.order_by(expression, tie)
 
 
 def with_list_relations(queryset: QuerySet) -> QuerySet:
@@ -270,6 +365,34 @@ def with_list_relations(queryset: QuerySet) -> QuerySet:
     return queryset.select_related("featured_image", "brand").prefetch_related(
         Prefetch("categories", queryset=Category.objects.only("id", "name", "slug"))
     )
+
+
+# Columns a list entry never shows: the search document and the long descriptions.
+LIST_DEFERRED = ("search_document", "description")
+
+
+def list_rows(queryset: QuerySet) -> list[Product]:
+    """A page's products with what a list entry shows, in two queries whatever their number:
+    the rows (brand and featured image joined) and their categories (one flat query, set as
+    each product's prefetched categories; lighter than a Prefetch of model rows)."""
+    products = list(queryset.select_related("featured_image", "brand").defer(*LIST_DEFERRED))
+    attach_categories(products)
+    return products
+
+
+def attach_categories(products: list[Product]) -> None:
+    by_product: dict[int, list[Category]] = {product.pk: [] for product in products}
+    if by_product:
+        rows = (
+            ProductCategory.objects.filter(product_id__in=list(by_product))
+            .order_by("category__sort_order", "category__name", "category_id")
+            .values_list("product_id", "category_id", "category__name", "category__slug")
+        )
+        for product_id, category_id, name, slug in rows:
+            by_product[product_id].append(Category(id=category_id, name=name, slug=slug))
+    for product in products:
+        cache = product.__dict__.setdefault("_prefetched_objects_cache", {})
+        cache["categories"] = by_product[product.pk]
 
 
 def with_detail_relations(queryset: QuerySet, *, all_variants: bool = False) -> QuerySet:
@@ -289,8 +412,32 @@ def with_detail_relations(queryset: QuerySet, *, all_variants: bool = False) -> 
 
 
 def product_page(args: dict) -> Page:
-    queryset = with_list_relations(ordered(product_queryset(args), args))
-    return paginate(queryset, page=args["page"], per_page=args["per_page"])
+    """One COUNT, the page's rows, their categories. A page in the back half of the list is
+    read from the other end (the order reversed, its rows flipped back): the order is total
+    (ties broken by id), so the rows are the same and no query walks more than half the
+    matches, however deep the page."""
+    queryset = product_queryset(args)
+    page, per_page = args["page"], args["per_page"]
+    total = queryset.count()
+    start = (page - 1) * per_page
+    if start >= total:
+        return Page(items=[], page=page, per_page=per_page, total=total)
+    end = min(start + per_page, total)
+    if start > total - end:
+        rows = ordered(queryset, args, reverse=True)[total - end : total - start]
+        items = list_rows(rows)[::-1]
+    else:
+        items = list_rows(ordered(queryset, args)[start:end])
+    return Page(items=items, page=page, per_page=per_page, total=total)
+
+
+def _descending(args: dict) -> bool:
+    return (args.get("order") or "DESC").upper() == "DESC"
+
+
+def products_by_ids(ids: list[int]) -> list[Product]:
+    """Active products with what a list entry shows (two queries, whatever their number)."""
+    return list_rows(Product.objects.filter(pk__in=ids, status=ProductStatus.ACTIVE))
 
 
 def _visible(queryset: QuerySet, include_unpublished: bool) -> QuerySet:

@@ -6,16 +6,14 @@ from django.db.models import Case, IntegerField, Q, Value, When
 
 from store.catalog.choices import ProductStatus
 from store.catalog.models import Category, Product
-from store.catalog.selectors.products import ordered, search_filter, with_list_relations
+from store.catalog.selectors.products import list_rows, ordered, search_filter
 
 
 def search_products(term: str, *, limit: int) -> tuple[list[Product], int]:
     queryset = search_filter(Product.objects.filter(status=ProductStatus.ACTIVE), term)
     total = queryset.count()
-    rows = with_list_relations(
-        ordered(queryset, {"orderby": "relevance", "order": "DESC", "search": term})
-    )
-    return list(rows[:limit]), total
+    rows = ordered(queryset, {"orderby": "relevance", "order": "DESC", "search": term})
+    return list_rows(rows[:limit]), total
 
 
 def search_categories(term: str, *, limit: int) -> list[Category]:

@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from store.catalog.cache import invalidate
+from store.catalog.cache import PRICE, invalidate
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import (
     Attribute,
@@ -274,7 +274,7 @@ def product_refresh(*, product: Product) -> Product:
         max_price=product.max_price,
         on_sale=product.on_sale,
     )
-    invalidate()
+    invalidate([product.pk], [PRICE])
     stock_refresh(product=product)
     return product
 
