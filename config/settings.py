@@ -127,6 +127,10 @@ if DATABASE_URL:
         _db.setdefault("OPTIONS", {}).setdefault(
             "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
         )
+        # The web's queries are short: PostgreSQL's JIT compiles a plan for tens of ms that
+        # the query then saves nothing with (measured on the catalog's lists at 50,000
+        # products: +28 ms). A DATABASE_URL giving its own `options` keeps them.
+        _db["OPTIONS"].setdefault("options", "-c jit=off")
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _db = {
