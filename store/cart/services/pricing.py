@@ -26,6 +26,7 @@ from store.cart.calculation import (
     coupon_cuts,
 )
 from store.cart.models import Cart, CartCoupon, CartItem
+from store.cart.services.lines import cart_lines
 from store.cart.services.stock import held_units
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import Product
@@ -88,13 +89,10 @@ class CartState:
 
 
 def _lines(cart: Cart) -> list[CartItem]:
-    return list(
-        CartItem.objects.filter(cart=cart)
-        .select_related(
-            "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
-        )
-        .order_by("created_at", "id")
-    )
+    """The cart's lines: those the add path has just read (`cart.loaded_lines`, used once),
+    else one query."""
+    loaded = cart.__dict__.pop("loaded_lines", None)
+    return loaded if loaded is not None else cart_lines(cart)
 
 
 def _tax_class(product: Product) -> str:
@@ -139,6 +137,9 @@ def _unit_price(item: CartItem, cart: Cart) -> Decimal:
 
 
 def _applied(cart: Cart) -> list[Coupon]:
+    loaded = cart.__dict__.pop("loaded_coupons", None)  # a cart just made: none
+    if loaded is not None:
+        return list(loaded)
     links = CartCoupon.objects.filter(cart=cart).select_related("coupon")
     return [link.coupon for link in links.order_by("applied_at", "id")]
 
