@@ -102,8 +102,9 @@ def cart_item_add(
     touched in one UPDATE (or made), the line is upserted in one statement (quantities add
     up), and the cart's lines are read once with their products and variants: that read both
     checks the item just written (active, purchasable, within stock and limits) and feeds the
-    pricing (`cart.loaded_lines`, taken by store.cart.services.pricing); the fourth is the
-    pricing's coupon read. A refusal raises, and the transaction takes every write back.
+    pricing (the view passes `cart.added_lines` and `cart.fresh` to `cart_state`); the fourth
+    is the pricing's coupon read (none for a cart just made). A refusal raises, and the
+    transaction takes every write back.
     """
     options = options or {}
     quantity = clamp_quantity(quantity)
@@ -126,7 +127,7 @@ def cart_item_add(
         most = store_settings.get_value("cart", "max_lines")
         if len(lines) > most:
             raise rule_broken(f"A cart holds at most {most} different items.", code="cart_full")
-    cart.loaded_lines = lines
+    cart.added_lines = lines
     return cart
 
 

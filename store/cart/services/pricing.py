@@ -88,13 +88,6 @@ class CartState:
         return sum(priced.item.quantity for priced in self.items)
 
 
-def _lines(cart: Cart) -> list[CartItem]:
-    """The cart's lines: those the add path has just read (`cart.loaded_lines`, used once),
-    else one query."""
-    loaded = cart.__dict__.pop("loaded_lines", None)
-    return loaded if loaded is not None else cart_lines(cart)
-
-
 def _tax_class(product: Product) -> str:
     try:
         return product.tax_class_link.tax_class.slug
@@ -137,9 +130,6 @@ def _unit_price(item: CartItem, cart: Cart) -> Decimal:
 
 
 def _applied(cart: Cart) -> list[Coupon]:
-    loaded = cart.__dict__.pop("loaded_coupons", None)  # a cart just made: none
-    if loaded is not None:
-        return list(loaded)
     links = CartCoupon.objects.filter(cart=cart).select_related("coupon")
     return [link.coupon for link in links.order_by("applied_at", "id")]
 
@@ -156,8 +146,13 @@ def cart_state(
     preview_coupon: Coupon | None = None,
     alone: bool = False,
     tidy: bool = True,
+    lines: list[CartItem] | None = None,
+    fresh: bool = False,
 ) -> CartState:
     """Price `cart` (None: an empty cart).
+
+    `lines`: the cart's lines as `cart_lines` reads them, when the caller has just read them
+    (the add path); `fresh`: the cart was just made, so it has no coupons to read.
 
     `preview_coupon` is counted as if applied, without saving (its refusal is raised); with
     `alone` the applied coupons are left out (an individual-use coupon replaces them).
@@ -169,7 +164,7 @@ def cart_state(
     config = store_settings.get_all()  # one read of the settings for the whole pricing
     tax = config["tax"]
     inclusive = tax["prices_include_tax"]
-    items = _lines(cart) if cart is not None else []
+    items = list(lines) if lines is not None else cart_lines(cart) if cart is not None else []
     stale = [item for item in items if unavailable(item)]
     if stale:
         items = [item for item in items if item not in stale]
@@ -184,7 +179,7 @@ def cart_state(
                 }
             )
 
-    coupons_all = _applied(cart) if cart is not None and not alone else []
+    coupons_all = _applied(cart) if cart is not None and not alone and not fresh else []
     if preview_coupon is not None:
         coupons_all.append(preview_coupon)
     terms_of = coupon_selectors.cached_terms(coupons_all)

@@ -87,8 +87,9 @@ def cart_lock_touch(*, token: str | None, user=None) -> Cart:
 
 
 def _fresh(cart: Cart) -> Cart:
-    """A cart just made has no coupons: the pricing need not read them."""
-    cart.loaded_coupons = []
+    """Mark a cart just made (`cart.fresh`): it has no coupons, the pricing need not read
+    them."""
+    cart.fresh = True
     return cart
 
 

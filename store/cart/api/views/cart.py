@@ -39,8 +39,10 @@ SESSION_TEXT = (
 class CartRoutesView(CartSessionView):
     openapi_tag = TAG
 
-    def cart_answer(self, request, cart, *, notices=None, status: int = 200) -> Response:
-        state = cart_state(cart)
+    def cart_answer(
+        self, request, cart, *, notices=None, status: int = 200, lines=None, fresh=False
+    ) -> Response:
+        state = cart_state(cart, lines=lines, fresh=fresh)
         return self.answer(
             request, cart, {"cart": shapes.cart_data(state, notices=notices)}, status=status
         )
@@ -90,7 +92,10 @@ class CartItemsView(CartRoutesView):
             quantity=body.get("quantity"),
             options=body.get("options") or {},
         )
-        return self.cart_answer(request, cart)
+        # the lines the add has just read, and whether the cart is new: no second reading
+        return self.cart_answer(
+            request, cart, lines=cart.added_lines, fresh=getattr(cart, "fresh", False)
+        )
 
 
 ITEM_ERRORS = {404: "No line with this token in the cart (`cart_item_not_found`)."}
