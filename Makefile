@@ -59,6 +59,12 @@ format: install
 check-migrations: install
 	$(DEV) $(BIN)/python manage.py makemigrations --check --dry-run
 
+.PHONY: bench
+## bench: every bench/bench_*.py on the harness (gunicorn + wrk on PostgreSQL and Redis) and the
+## scale test; writes bench/results.md (BENCH_ARGS="--rounds 5 --seconds 3" for a short run)
+bench: install
+	$(BIN)/python -m bench.run_all --args "$(BENCH_ARGS)" --scale-args "$(SCALE_ARGS)"
+
 .PHONY: imports
 ## imports: the import contracts of .importlinter (layering between and inside the apps)
 imports: install

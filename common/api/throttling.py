@@ -5,8 +5,11 @@ Requests are counted per account when the caller is authenticated and per client
 otherwise (the address is REMOTE_ADDR, or the X-Forwarded-For hop that NUM_PROXIES trusts).
 
 The window opens at the first counted request and lasts the rate's period; the counter is
-incremented atomically (cache.add + cache.incr), so concurrent requests cannot slip past the
-limit the way a read-modify-write history list can.
+incremented atomically, so concurrent requests cannot slip past the limit the way a
+read-modify-write history list can. On Redis (common.cache.ResilientRedisCache) a request costs
+ONE round trip: a Lua script increments the counter, sets its expiry on the window's first hit
+and answers the time left, which a refusal's Retry-After uses. Other caches (local memory in
+development and the tests on SQLite) use cache.add + cache.incr and a start-time key.
 
 While the cache is unreachable the limits fail open: the request is let through and a warning
 is logged. A limit is a defence against abuse, not a rule of the data; refusing every login
@@ -31,6 +34,7 @@ class ScopedRateThrottle(SimpleRateThrottle):
 
     def __init__(self) -> None:  # the rate is known only once the view is
         self._wait: float | None = None
+        self._left: float | None = None
 
     def identity(self, request) -> str:
         user = getattr(request, "user", None)
@@ -60,12 +64,19 @@ class ScopedRateThrottle(SimpleRateThrottle):
             return True
         if count <= self.num_requests:
             return True
-        started = self.cache.get(f"{key}:start", now)
-        self._wait = max(1.0, started + self.duration - now)
+        if self._left is not None:
+            left = self._left
+        else:
+            left = self.cache.get(f"{key}:start", now) + self.duration - now
+        self._wait = max(1.0, left)
         return False
 
     def _count(self, key: str, now: float) -> int:
         """This request's number in the current window (opening one if none is open)."""
+        count_in_window = getattr(self.cache, "count_in_window", None)
+        if count_in_window is not None:  # Redis: one round trip, the time left included
+            count, self._left = count_in_window(key, self.duration)
+            return count
         self.cache.add(f"{key}:start", now, self.duration)
         self.cache.add(key, 0, self.duration)
         try:

@@ -1,0 +1,251 @@
+"""The benchmark harness's pure parts (bench/harness.py), without a load: wrk's output, the
+ratios over rounds, the goal verdicts, the refusal of a case that mostly errors, the Lua script
+and bench/results.md. One test runs wrk for a second against a stub server, when wrk exists."""
+
+import http.server
+import json
+import shutil
+import threading
+
+import pytest
+
+from bench import harness
+from bench.harness import Case
+
+WRK_TEXT = """\
+Running 1s test @ http://127.0.0.1:8119/nope
+  1 threads and 2 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.92ms    2.06ms  14.00ms   85.35%
+    Req/Sec     1.27k   334.91     1.86k    70.00%
+  Latency Distribution
+     50%  980.00us
+     75%    2.48ms
+     90%    4.83ms
+     99%    1.20s
+  1263 requests in 1.00s, 641.55KB read
+  Socket errors: connect 0, read 3, write 0, timeout 2
+  Non-2xx or 3xx responses: 12
+Requests/sec:   1261.62
+Transfer/sec:    640.85KB
+"""
+
+
+def measurement(p50, p99, rps, *, ok=1000, bad=0, statuses=None, read_errors=0):
+    return {
+        "requests": ok + bad,
+        "rps": rps,
+        "p50_ms": p50,
+        "p90_ms": p99,
+        "p99_ms": p99,
+        "ok": ok,
+        "bad": bad,
+        "statuses": statuses or {},
+        "errors": {"connect": 0, "read": read_errors, "write": 0, "status": 0, "timeout": 0},
+    }
+
+
+def test_wrk_latency_text_is_parsed_with_its_units():
+    m = harness.parse_wrk_output(WRK_TEXT)
+    assert m["requests"] == 1263
+    assert m["rps"] == pytest.approx(1261.62)
+    assert m["p50_ms"] == pytest.approx(0.98)
+    assert m["p90_ms"] == pytest.approx(4.83)
+    assert m["p99_ms"] == pytest.approx(1200.0)
+    assert (m["ok"], m["bad"]) == (1251, 12)
+    assert m["errors"] == {"connect": 0, "read": 3, "write": 0, "status": 12, "timeout": 2}
+
+
+def test_the_result_line_of_the_done_hook_wins_over_the_text():
+    line = harness.RESULT_MARK + json.dumps(
+        {
+            "requests": 500,
+            "duration_us": 2_000_000,
+            "p50_us": 1500,
+            "p90_us": 2500,
+            "p99_us": 4000,
+            "mean_us": 1600.5,
+            "max_us": 9000,
+            "ok": 490,
+            "bad": 10,
+            "statuses": {"429": 10},
+            "errors": {"connect": 0, "read": 0, "write": 0, "status": 10, "timeout": 0},
+        }
+    )
+    m = harness.parse_wrk_output(WRK_TEXT + line + "\n")
+    assert (m["requests"], m["rps"], m["p50_ms"], m["p99_ms"]) == (500, 250.0, 1.5, 4.0)
+    assert (m["ok"], m["bad"], m["statuses"]) == (490, 10, {"429": 10})
+
+
+def test_output_without_latencies_is_refused():
+    with pytest.raises(ValueError, match="percentiles"):
+        harness.parse_wrk_output("Running 1s test\nRequests/sec: 10\n")
+
+
+def test_ratios_are_median_min_max_over_the_rounds_and_goals_use_the_median():
+    case = Case("verify", floor="pk", goal_p50=1.5, goal_p99=2.0)
+    rounds = [
+        {"floor": measurement(10, 20, 400), "case": measurement(p50, p99, rps)}
+        for p50, p99, rps in [(12, 30, 300), (14, 50, 250), (20, 36, 200)]
+    ]
+    s = harness.summarise_case(case, rounds)
+    assert s["error"] is None
+    assert s["p50_ratio"] == {"median": 1.4, "min": 1.2, "max": 2.0}
+    assert s["p99_ratio"] == {"median": 1.8, "min": 1.5, "max": 2.5}
+    assert s["throughput_ratio"] == {"median": 1.6, "min": 400 / 300, "max": 2.0}
+    assert s["passed"] is True
+    assert harness.fmt_spread(s["p50_ratio"]) == "1.40x (1.20-2.00)"
+    assert harness.summarise_case(Case("x", goal_p50=1.3), rounds)["passed"] is False
+    assert harness.summarise_case(Case("x"), rounds)["passed"] is None
+    table = harness.case_table([s])
+    assert "1.40x (1.20-2.00)" in table
+    assert "p50 ≤ 1.5x, p99 ≤ 2x" in table
+    assert table.splitlines()[-1].endswith("pass")
+
+
+def test_a_case_that_mostly_errors_is_refused():
+    case = Case("cart", floor="pkw", goal_p50=2.0)
+    bad_round = {
+        "floor": measurement(10, 20, 400),
+        "case": measurement(1, 2, 900, ok=100, bad=900, statuses={"429": 900}),
+    }
+    good_round = {"floor": measurement(10, 20, 400), "case": measurement(12, 22, 380)}
+    s = harness.summarise_case(case, [good_round, bad_round])
+    assert s["error"].startswith("refused: 90% of the answers were not 200")
+    assert "'429': 900" in s["error"]
+    assert (s["p50_ratio"], s["passed"]) == (None, False)
+    socket_errors = measurement(1, 2, 9, read_errors=500)
+    socket_round = {"floor": measurement(10, 20, 400), "case": socket_errors}
+    assert harness.summarise_case(case, [socket_round])["error"].startswith("refused")
+    assert "ERROR" in harness.pass_text(False, s["error"])
+
+
+def test_the_case_is_formatted_with_the_seed_context():
+    case = Case(
+        "verify",
+        method="POST",
+        path="/x/{id}",
+        body='{{"key": "{key}"}}',
+        headers={"Authorization": "Bearer {token}"},
+        lua="local id = {id}",
+    ).formatted({"id": 7, "key": "EMP-1", "token": "t"})
+    assert (case.path, case.body, case.headers) == (
+        "/x/7",
+        '{"key": "EMP-1"}',
+        {"Authorization": "Bearer t"},
+    )
+    assert case.lua == "local id = 7"
+    with pytest.raises(ValueError, match="floor"):
+        Case("x", floor="nope")
+
+
+def test_the_lua_script_sets_the_request_and_chains_the_case_hooks():
+    script = harness.wrk_script(
+        method="POST",
+        body='{"a": "b\\n"}\n',
+        headers={"Content-Type": "application/json"},
+        expect_status=201,
+        user_lua="function response(status, headers, body) end",
+    )
+    assert 'wrk.method = "POST"' in script
+    assert r'wrk.body = "{\"a\": \"b\\n\"}\010"' in script
+    assert 'wrk.headers["Content-Type"] = "application/json"' in script
+    assert "local bench_expect = 201" in script
+    assert script.index("function response(status, headers, body) end") < script.index(
+        "local bench_user_response = response"
+    )
+
+
+def test_results_md_has_the_date_commit_cores_and_one_row_per_case(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    ok = harness.summarise_case(
+        Case("verify", goal_p50=1.5, goal_p99=2.0),
+        [{"floor": measurement(10, 20, 400), "case": measurement(12, 30, 300)}],
+    )
+    refused = harness.summarise_case(
+        Case("cart", floor="pkw"),
+        [{"floor": measurement(10, 20, 400), "case": measurement(1, 1, 9, ok=0, bad=10)}],
+    )
+    (out / "verify.json").write_text(
+        json.dumps(
+            {
+                "kind": "bench",
+                "bench": "verify",
+                "commit": "abc1234",
+                "run": {"rounds": 5, "seconds": 3, "connections": 4, "workers": 2},
+                "cases": [ok, refused],
+            }
+        )
+    )
+    (out / "scale.json").write_text(
+        json.dumps(
+            {
+                "kind": "scale",
+                "sizes_text": "100,000 licences",
+                "rows": [{"label": "licence list", "ms": 120.0, "goal_ms": 3000}],
+                "errors": {"orders": "not written yet"},
+            }
+        )
+    )
+    path = tmp_path / "results.md"
+    text = harness.write_results(
+        out, path, date="2026-11-23 21:00 UTC", commit="abc1234", cores=2, failures={"x": "boom"}
+    )
+    assert path.read_text() == text
+    assert "- date: 2026-11-23 21:00 UTC" in text
+    assert "- commit: abc1234" in text
+    assert "- machine: 2 cores" in text
+    assert "| bench | case | floor | p50 ratio | p99 ratio | goal | pass |" in text
+    assert (
+        "| verify | verify | F-pk | 1.20x (1.20-1.20) | 1.50x (1.50-1.50) | "
+        "p50 ≤ 1.5x, p99 ≤ 2x | pass |"
+    ) in text
+    assert "| verify | cart | F-pkw | — | — | — | ERROR: refused" in text
+    assert "| licence list | 120.0 | 3000 | pass |" in text
+    assert "| orders | — | — | ERROR: not written yet |" in text
+    assert "- x: boom" in text
+
+
+def test_the_database_is_named_by_the_prefix_on_the_given_server(monkeypatch):
+    monkeypatch.setenv("BENCH_DATABASE_URL", "postgres://u@db:5433/ignored")
+    monkeypatch.delenv("BENCH_DB_PREFIX", raising=False)
+    assert harness.database_url("verify") == "postgres://u@db:5433/emporion_bench_verify"
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed")
+def test_wrk_runs_the_script_and_counts_unexpected_statuses():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/ok" else 404)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        common = {
+            "method": "GET",
+            "body": None,
+            "headers": {},
+            "expect_status": 200,
+            "lua": None,
+            "seconds": 1,
+            "connections": 2,
+            "threads": 1,
+        }
+        good = harness.run_wrk(port, path="/ok", **common)
+        bad = harness.run_wrk(port, path="/missing", **common)
+    finally:
+        server.shutdown()
+    assert good["ok"] > 0
+    assert good["bad"] == 0
+    assert good["p99_ms"] >= good["p50_ms"] > 0
+    assert bad["ok"] == 0
+    assert bad["statuses"] == {"404": bad["bad"]}
+    assert harness.bad_share(bad) == 1.0
