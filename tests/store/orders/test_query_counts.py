@@ -35,6 +35,7 @@ def _busy_orders(count: int, tag: str) -> None:
 
 
 def _count(client, **params) -> int:
+    client.get(ORDERS, {"per_page": 100, **params})  # the total is cached: count it warm
     with CaptureQueriesContext(connection) as captured:
         response = client.get(ORDERS, {"per_page": 100, **params})
     assert response.status_code == 200, response.content
@@ -53,6 +54,21 @@ def test_the_list_costs_the_same_for_3_orders_as_for_50(manager_client, params):
     _busy_orders(47, "many")
     assert _count(manager_client, **params) <= few
     assert len(manager_client.get(ORDERS, {"per_page": 100}).json()["orders"]) == 50
+
+
+def test_the_cached_totals_follow_every_change(manager_client):
+    def total(**params) -> int:
+        return manager_client.get(ORDERS, params).json()["total"]
+
+    first = make_order(line(stocked(title="T1")))
+    assert (total(), total(status="pending"), total(status="cancelled")) == (1, 1, 0)
+    second = make_order(line(stocked(title="T2")))
+    assert total() == 2
+    with on_commit():
+        services.order_status_set(order_id=first.pk, status="cancelled")
+    assert (total(status="pending"), total(status="cancelled")) == (1, 1)
+    services.order_delete(order_id=second.pk)
+    assert (total(), total(status="pending")) == (1, 0)
 
 
 def _status_queries(client, lines: int, status: str) -> int:
