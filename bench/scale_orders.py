@@ -136,15 +136,13 @@ def _time(call, repeat: int = 7) -> float:
 def _list(**query):
     """The list view's work for `query` (total, page rows, serialisation), the total cached
     as it is between two writes."""
-    from store.common.pagination import paginate
     from store.orders import selectors
     from store.orders.api import serializers as s
 
     full = {"page": 1, "per_page": 100, "orderby": "date", "order": "DESC", **query}
 
     def run():
-        page = paginate(selectors.order_list(full), page=full["page"], per_page=full["per_page"])
-        return s.page_body(page, s.order_summary)
+        return s.page_body(selectors.order_page(full), s.order_summary)
 
     return run
 
