@@ -140,6 +140,18 @@ def address_of(cart: Cart | None) -> Location | None:
     return Location(cart.shipping_country, cart.shipping_region, cart.shipping_postcode)
 
 
+def pricing_cache_keys() -> list[str]:
+    """The cache entries every pricing reads (the store settings, the version tokens of the
+    tax rates, shipping zones and coupon terms): a hot path reads them in one round trip
+    (`store.common.cache.read_together`)."""
+    return [
+        store_settings.cache_key(),
+        tax_selectors.table.version_key(),
+        shipping_selectors.table.version_key(),
+        coupon_selectors.terms_cache.version_key(),
+    ]
+
+
 def cart_state(
     cart: Cart | None,
     *,

@@ -66,3 +66,31 @@ def test_a_refused_add_changes_nothing(products):
     assert response.status_code == 400
     assert response.json()["code"] == "insufficient_stock"
     assert CartItem.objects.get().quantity == 50
+
+
+def test_an_add_reads_the_cache_once_besides_its_rate_limit(products, monkeypatch):
+    """The settings and the version tokens of the tax rates, zones and coupon terms come in
+    one get_many; nothing else touches the cache but the throttle."""
+    from django.core.cache import caches
+
+    backend = caches["default"]
+    calls, inside = [], []  # (a local-memory get_many calls get: those are not round trips)
+    for name in ("get", "get_many", "set", "add", "delete", "set_many", "incr"):
+        original = getattr(backend, name)
+
+        def spy(*args, _name=name, _original=original, **kwargs):
+            if not inside:
+                calls.append((_name, str(args[0]) if args else ""))
+            inside.append(_name)
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                inside.pop()
+
+        monkeypatch.setattr(backend, name, spy)
+    client = APIClient()
+    assert add(client, products[0].pk).status_code == 200
+    calls.clear()
+    assert add(client, products[1].pk).status_code == 200
+    ours = [call for call in calls if "throttle" not in call[1]]
+    assert [name for name, _key in ours] == ["get_many"], calls
