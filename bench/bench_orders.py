@@ -43,6 +43,7 @@ def seed() -> dict:
     from store.common.capabilities import SHOP_MANAGER_ROLE
     from store.orders import services
 
+    STATE_FILE.unlink(missing_ok=True)  # the statuses of the previous database's orders
     scale_orders.seed(ORDERS)
     products = [
         product_services.product_create(
@@ -74,26 +75,51 @@ def seed() -> dict:
     return {"auth": f"Basic {token}", "orders": ",".join(map(str, moving))}
 
 
-# Round-robin over the orders; each visit of an order flips it (cancelled <-> processing).
+# Round-robin over the orders; each visit moves an order to the other status. Each wrk run is a
+# new Lua state, so the orders' statuses as last answered are kept in a file beside the
+# bench's other run files: a run starts from where the previous one left every order, and no
+# request is a no-op "same status again".
+STATE_FILE = harness.ROOT / "var" / "bench" / "orders" / "statuses.txt"
 STATUS_LUA = """
-local orders, visits = {{}}, {{}}
+local orders, now = {{}}, {{}}
 for o in string.gmatch("{orders}", "[^,]+") do table.insert(orders, o) end
+local saved = io.open("@STATE@", "r")
+if saved then
+  for line in saved:lines() do
+    local id, st = string.match(line, "^(%d+) ([%a_-]+)$")
+    if id then now[id] = st end
+  end
+  saved:close()
+end
+local log = io.open("@STATE@", "a")
 local n = 0
 
 function request()
   n = n + 1
-  local index = (n % #orders) + 1
-  visits[index] = (visits[index] or 0) + 1
-  local status = (visits[index] % 2 == 1) and "cancelled" or "processing"
+  local id = orders[(n % #orders) + 1]
+  local status = (now[id] == "cancelled") and "processing" or "cancelled"
+  now[id] = status
   local headers = {{}}
   headers["Content-Type"] = "application/json"
   headers["Authorization"] = "{auth}"
   return wrk.format(
-    "PATCH", "/rest/ec/v1/orders/" .. orders[index] .. "/status", headers,
+    "PATCH", "/rest/ec/v1/orders/" .. id .. "/status", headers,
     '{{"status": "' .. status .. '"}}'
   )
 end
-"""
+
+function response(status, headers, body)
+  if status == 200 and body then
+    local id = string.match(body, '"id":%s*(%d+)')
+    local st = string.match(body, '"status":%s*"([%a_-]+)"')
+    if id and st then
+      now[id] = st
+      log:write(id, " ", st, "\\n")
+      log:flush()
+    end
+  end
+end
+""".replace("@STATE@", str(STATE_FILE))
 
 CASES = [
     Case(
