@@ -18,10 +18,45 @@ import hashlib
 import json
 import time
 import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+
+# --- Several cache keys in one round trip ------------------------------------------------------
+
+_memo: ContextVar[dict | None] = ContextVar("store_cache_memo", default=None)
+
+
+@contextmanager
+def read_together(keys):
+    """Read `keys` from the cache in one round trip (get_many) for the block: `memo_get` then
+    answers them from that read, so a hot path that reads several cached entries (the store
+    settings, version tokens) pays one round trip for all. A key missing from the cache is read
+    again normally; a bump inside the block drops its token from the memo."""
+    keys = list(keys)
+    found = cache.get_many(keys) if keys else {}
+    token = _memo.set(dict(found))
+    try:
+        yield
+    finally:
+        _memo.reset(token)
+
+
+def memo_get(key: str):
+    """The cache's value of `key`: from the surrounding `read_together`, else one read."""
+    memo = _memo.get()
+    if memo is not None and memo.get(key) is not None:
+        return memo[key]
+    return cache.get(key)
+
+
+def memo_forget(key: str) -> None:
+    memo = _memo.get()
+    if memo is not None:
+        memo.pop(key, None)
 
 
 class VersionedCache:
@@ -31,13 +66,17 @@ class VersionedCache:
 
     def version(self) -> str | None:
         """The family's current token; None while the cache is unreachable (read uncached)."""
-        token = cache.get(self._version_key)
+        token = memo_get(self._version_key)
         if token is None:
             cache.add(self._version_key, uuid.uuid4().hex, _token_lifetime())
             token = cache.get(self._version_key)
         return token
 
+    def version_key(self) -> str:
+        return self._version_key
+
     def bump(self) -> None:
+        memo_forget(self._version_key)
         cache.set(self._version_key, uuid.uuid4().hex, _token_lifetime())
         transaction.on_commit(
             lambda: cache.set(self._version_key, uuid.uuid4().hex, _token_lifetime()),

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q, Sum
+from django.db.models import Case, F, IntegerField, Q, Sum, Value, When
 from django.utils import timezone
 
 from common.errors import Conflict
@@ -264,6 +264,15 @@ class Reference:
     note: str = ""
 
 
+@dataclass
+class _Posting:
+    level: StockLevel
+    delta: int
+    key: str
+    line: int | None = None
+    sku: str = ""
+
+
 def _post(
     level: StockLevel,
     delta: int,
@@ -275,31 +284,61 @@ def _post(
     sku: str = "",
 ) -> StockMovement:
     """Change one locked level by `delta` and write its movement."""
-    StockLevel.objects.filter(pk=level.pk).update(
-        quantity=F("quantity") + delta, updated_at=timezone.now()
+    return _post_many([_Posting(level, delta, key, line, sku)], reason=reason, reference=reference)[
+        0
+    ]
+
+
+def _post_many(
+    postings: list[_Posting], *, reason: str, reference: Reference
+) -> list[StockMovement]:
+    """Change locked levels and write their movements in two statements whatever their number:
+    one UPDATE of the levels (`quantity + CASE ...`, an F() expression) and one INSERT of the
+    movements. A level posted twice adds both deltas, each movement with its own
+    `quantity_after`."""
+    if not postings:
+        return []
+    deltas: dict[int, int] = defaultdict(int)
+    for posting in postings:
+        deltas[posting.level.pk] += posting.delta
+    change = Case(
+        *(When(pk=pk, then=Value(delta)) for pk, delta in deltas.items()),
+        default=Value(0),
+        output_field=IntegerField(),
     )
-    level.quantity += delta
-    try:
-        with transaction.atomic():
-            return StockMovement.objects.create(
+    StockLevel.objects.filter(pk__in=list(deltas)).update(
+        quantity=F("quantity") + change, updated_at=timezone.now()
+    )
+    actor = logged_in(reference.actor)
+    rows = []
+    for posting in postings:
+        level = posting.level
+        level.quantity += posting.delta
+        rows.append(
+            StockMovement(
                 level=level,
                 warehouse_id=level.warehouse_id,
                 product_id=level.product_id,
                 variant_id=level.variant_id,
-                sku=sku[:64],
-                quantity=delta,
+                sku=posting.sku[:64],
+                quantity=posting.delta,
                 quantity_after=level.quantity,
                 reason=reason,
                 reference_type=reference.type,
                 reference_id=str(reference.id),
-                reference_line=line,
+                reference_line=posting.line,
                 note=reference.note[:255],
-                idempotency_key=key,
-                actor=logged_in(reference.actor),
+                idempotency_key=posting.key,
+                actor=actor,
             )
+        )
+    try:
+        with transaction.atomic():
+            return StockMovement.objects.bulk_create(rows)
     except IntegrityError:
+        keys = ", ".join(repr(posting.key) for posting in postings)
         raise Conflict(
-            f"The stock change {key!r} was already made.", code="duplicate_stock_movement"
+            f"The stock change {keys} was already made.", code="duplicate_stock_movement"
         ) from None
 
 
@@ -337,6 +376,8 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     fields = ("pk", "track_inventory", "allow_backorders", "stock_status", "stock_quantity")
     variants_of: dict[int, list[tuple[bool, bool, int, str]]] = defaultdict(list)
     changed: dict[int, set[str]] = defaultdict(set)
+    variant_rows: list[Variant] = []
+    product_rows: list[Product] = []
     for row in Variant.objects.filter(product_id__in=ids).values(*fields, "product_id", "enabled"):
         quantity = totals.get((row["product_id"], row["pk"]), 0)
         status = derive_stock_status(
@@ -346,9 +387,7 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             manual=row["stock_status"],
         )
         if (quantity, status) != (row["stock_quantity"], row["stock_status"]):
-            Variant.objects.filter(pk=row["pk"]).update(
-                stock_quantity=quantity, stock_status=status
-            )
+            variant_rows.append(Variant(pk=row["pk"], stock_quantity=quantity, stock_status=status))
             _note_change(changed, row["product_id"], row, quantity, status)
         out.variants[row["pk"]] = (quantity, status)
         if row["enabled"]:
@@ -369,14 +408,17 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             if any(v[0] for v in enabled):
                 quantity = sum(max(v[2], 0) for v in enabled if v[0])
         if (quantity, status) != (row["stock_quantity"], row["stock_status"]):
-            Product.objects.filter(pk=row["pk"]).update(
-                stock_quantity=quantity, stock_status=status
-            )
+            product_rows.append(Product(pk=row["pk"], stock_quantity=quantity, stock_status=status))
             _note_change(changed, row["pk"], row, quantity, status)
         out.products[row["pk"]] = (quantity, status)
+    # one UPDATE (CASE per row) per model, whatever the number of items
+    stock_fields = ["stock_quantity", "stock_status"]
+    Variant.objects.bulk_update(variant_rows, stock_fields, batch_size=500)
+    Product.objects.bulk_update(product_rows, stock_fields, batch_size=500)
     # Only the changed products' cached bodies, and the lists that depend on what changed.
-    for product_id, dimensions in changed.items():
-        invalidate_catalog([product_id], dimensions)
+    # (A dimension's token is the lists', not a product's: one bump for all of them.)
+    if changed:
+        invalidate_catalog(list(changed), set().union(*changed.values()))
     return out
 
 
@@ -608,24 +650,20 @@ def stock_take(
     if shortages:
         raise InsufficientStock(shortages, param=param)
     warehouse = None
-    movements = []
+    postings = []
     for need in needs:
         item = (need.product_id, need.variant_id)
         remaining = need.quantity
         for level in by_item[item]:
             if remaining == 0:
                 break
-            take = min(remaining, max(level.quantity, 0))
+            # what the postings before this one left on the level
+            left = level.quantity + sum(p.delta for p in postings if p.level is level)
+            take = min(remaining, max(left, 0))
             if take:
-                movements.append(
-                    _post(
-                        level,
-                        -take,
-                        reason=reason,
-                        reference=reference,
-                        key=f"{key_prefix}:{need.line}:{level.pk}",
-                        line=need.line,
-                        sku=need.sku,
+                postings.append(
+                    _Posting(
+                        level, -take, f"{key_prefix}:{need.line}:{level.pk}", need.line, need.sku
                     )
                 )
                 remaining -= take
@@ -635,17 +673,12 @@ def stock_take(
             if level is None:
                 level = _level(warehouse, need.product_id, need.variant_id)
                 by_item[item].append(level)
-            movements.append(
-                _post(
-                    level,
-                    -remaining,
-                    reason=reason,
-                    reference=reference,
-                    key=f"{key_prefix}:{need.line}:{level.pk}:b",
-                    line=need.line,
-                    sku=need.sku,
+            postings.append(
+                _Posting(
+                    level, -remaining, f"{key_prefix}:{need.line}:{level.pk}:b", need.line, need.sku
                 )
             )
+    movements = _post_many(postings, reason=reason, reference=reference)
     stock_fields_refresh(product_ids={need.product_id for need in needs})
     return movements
 
@@ -695,7 +728,7 @@ def stock_release(
     _lock_products(product_ids)
     levels = {lv.pk: lv for lv in _lock_levels(Q(pk__in=level_ids))}
     skus = _skus(levels.values())
-    movements = []
+    postings = []
     for line, units in sorted(excess.items(), key=lambda item: (item[0] is None, item[0] or 0)):
         order = sorted(
             (levels[level_id] for level_id in held[line] if level_id in levels),
@@ -706,17 +739,12 @@ def stock_release(
             if units == 0:
                 break
             back = min(units, held[line][level.pk])
-            movements.append(
-                _post(
-                    level,
-                    back,
-                    reason=reason,
-                    reference=reference,
-                    key=f"{key_prefix}:{line}:{level.pk}",
-                    line=line,
-                    sku=skus.get(level.pk, ""),
+            postings.append(
+                _Posting(
+                    level, back, f"{key_prefix}:{line}:{level.pk}", line, skus.get(level.pk, "")
                 )
             )
             units -= back
+    movements = _post_many(postings, reason=reason, reference=reference)
     stock_fields_refresh(product_ids=product_ids)
     return movements

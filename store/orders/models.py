@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Upper
 from django.utils import timezone
 
 from store.common.money import MoneyModelField
@@ -108,6 +109,10 @@ class Order(models.Model):
         indexes = [
             models.Index(fields=["created_at", "id"]),
             models.Index(fields=["status", "created_at"]),
+            # the list's other orderings (orderby total, modified, status; id is the pk)
+            models.Index(fields=["total", "id"], name="store_order_total_id"),
+            models.Index(fields=["updated_at", "id"], name="store_order_updated_id"),
+            models.Index(fields=["status", "id"], name="store_order_status_id"),
             models.Index(fields=["payment_status"]),
             models.Index(fields=["fulfillment_status"]),
             models.Index(fields=["customer", "created_at"]),
@@ -162,6 +167,8 @@ class OrderItem(models.Model):
                 condition=Q(unit_price__gte=0) & Q(tax__gte=0), name="store_order_item_amounts"
             ),
         ]
+        # the order search's `sku__iexact` (UPPER(sku) = UPPER(term))
+        indexes = [models.Index(Upper("sku"), name="store_order_item_sku_upper")]
 
     def __str__(self) -> str:
         return f"{self.quantity} x {self.title}"

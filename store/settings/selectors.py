@@ -13,6 +13,7 @@ import logging
 
 from django.core.cache import cache
 
+from store.common.cache import memo_forget, memo_get
 from store.common.errors import not_found
 from store.settings import registry
 from store.settings.models import SettingsSection
@@ -51,7 +52,7 @@ def cache_key() -> str:
 
 def get_all() -> dict[str, dict]:
     key = cache_key()
-    values = cache.get(key)
+    values = memo_get(key)  # the cache, or a read_together of the hot path (store.common.cache)
     if values is None or set(values) != set(registry.SECTIONS):
         values = _load()
         cache.set(key, values, CACHE_SECONDS)
@@ -70,4 +71,5 @@ def get_value(section: str, key: str):
 
 
 def invalidate() -> None:
+    memo_forget(cache_key())
     cache.delete(cache_key())

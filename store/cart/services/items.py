@@ -15,7 +15,8 @@ import json
 from django.db import transaction
 
 from store.cart.models import Cart, CartItem
-from store.cart.services.session import cart_for_update, touch
+from store.cart.services.lines import cart_lines, upsert_line
+from store.cart.services.session import cart_for_update, cart_lock_touch, touch
 from store.cart.services.stock import held_units, stock_limit
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import Product, Variant
@@ -33,30 +34,6 @@ def item_key(product_id: int, variant_id: int | None, options: dict) -> str:
 
 def clamp_quantity(quantity: int | None) -> int:
     return max(1, quantity if quantity is not None else 1)
-
-
-def _purchasable(product_id: int, variant_id: int | None) -> tuple[Product, Variant | None]:
-    product = Product.objects.filter(pk=product_id, status=ProductStatus.ACTIVE).first()
-    if product is None:
-        raise not_found("product", product_id)
-    variant = None
-    if product.type == ProductType.VARIABLE:
-        if variant_id is None:
-            raise rule_broken(
-                f"{product.title} comes in variants: send the variant_id of the one you want.",
-                code="variant_required",
-            )
-        variant = Variant.objects.filter(pk=variant_id, product=product, enabled=True).first()
-        if variant is None:
-            raise not_found("variant", variant_id)
-    elif variant_id is not None:
-        raise rule_broken(
-            f"{product.title} has no variants: leave variant_id out.", code="not_variable_product"
-        )
-    price = variant.price if variant is not None else product.price
-    if price is None:
-        raise rule_broken(f"{product.title} has no price yet.", code="product_not_purchasable")
-    return product, variant
 
 
 def _title(product: Product, variant: Variant | None) -> str:
@@ -85,6 +62,30 @@ def check_quantity(
         )
 
 
+def _check_line(item: CartItem, product_id: int, variant_id: int | None) -> None:
+    """Refuse the line just written when its product (variant) cannot be bought, read from
+    the line's joined product and variant (the answers of a product and variant lookup)."""
+    product = getattr(item, "product", None) if item is not None else None
+    if product is None or product.pk != product_id or product.status != ProductStatus.ACTIVE:
+        raise not_found("product", product_id)
+    variant = item.variant
+    if product.type == ProductType.VARIABLE:
+        if variant_id is None:
+            raise rule_broken(
+                f"{product.title} comes in variants: send the variant_id of the one you want.",
+                code="variant_required",
+            )
+        if variant is None or variant.product_id != product.pk or not variant.enabled:
+            raise not_found("variant", variant_id)
+    elif variant_id is not None:
+        raise rule_broken(
+            f"{product.title} has no variants: leave variant_id out.", code="not_variable_product"
+        )
+    price = variant.price if variant is not None else product.price
+    if price is None:
+        raise rule_broken(f"{product.title} has no price yet.", code="product_not_purchasable")
+
+
 @transaction.atomic
 def cart_item_add(
     *,
@@ -95,27 +96,38 @@ def cart_item_add(
     quantity: int | None = 1,
     options: dict | None = None,
 ) -> Cart:
-    """Add `quantity` of a product (variant, options) to the request's cart, made if needed."""
-    product, variant = _purchasable(product_id, variant_id)
+    """Add `quantity` of a product (variant, options) to the request's cart, made if needed.
+
+    The hot path of the shop, in at most four queries for a guest: the cart is locked and
+    touched in one UPDATE (or made), the line is upserted in one statement (quantities add
+    up), and the cart's lines are read once with their products and variants: that read both
+    checks the item just written (active, purchasable, within stock and limits) and feeds the
+    pricing (the view passes `cart.added_lines` and `cart.fresh` to `cart_state`); the fourth
+    is the pricing's coupon read (none for a cart just made). A refusal raises, and the
+    transaction takes every write back.
+    """
     options = options or {}
     quantity = clamp_quantity(quantity)
-    cart = cart_for_update(token=token, user=user)
-    key = item_key(product.pk, variant.pk if variant else None, options)
-    item = CartItem.objects.filter(cart=cart, key=key).first()
-    total = quantity + (item.quantity if item is not None else 0)
-    held = held_units(cart).get((product.pk, variant.pk if variant else None), 0)
-    check_quantity(product, variant, total, held=held)
-    if item is None:
+    cart = cart_lock_touch(token=token, user=user)
+    key = item_key(product_id, variant_id, options)
+    total = upsert_line(
+        cart=cart,
+        key=key,
+        product_id=product_id,
+        variant_id=variant_id,
+        options=options,
+        quantity=quantity,
+    )
+    lines = cart_lines(cart)
+    item = next((line for line in lines if line.key == key), None)
+    _check_line(item, product_id, variant_id)
+    held = held_units(cart).get((product_id, variant_id), 0)
+    check_quantity(item.product, item.variant, total, held=held)
+    if total == quantity:  # a new line
         most = store_settings.get_value("cart", "max_lines")
-        if cart.items.count() >= most:
+        if len(lines) > most:
             raise rule_broken(f"A cart holds at most {most} different items.", code="cart_full")
-        CartItem.objects.create(
-            cart=cart, key=key, product=product, variant=variant, options=options, quantity=total
-        )
-    else:
-        item.quantity = total
-        item.save(update_fields=["quantity", "updated_at"])
-    touch(cart)
+    cart.added_lines = lines
     return cart
 
 

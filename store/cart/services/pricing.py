@@ -26,6 +26,7 @@ from store.cart.calculation import (
     coupon_cuts,
 )
 from store.cart.models import Cart, CartCoupon, CartItem
+from store.cart.services.lines import cart_lines
 from store.cart.services.stock import held_units
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import Product
@@ -87,16 +88,6 @@ class CartState:
         return sum(priced.item.quantity for priced in self.items)
 
 
-def _lines(cart: Cart) -> list[CartItem]:
-    return list(
-        CartItem.objects.filter(cart=cart)
-        .select_related(
-            "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
-        )
-        .order_by("created_at", "id")
-    )
-
-
 def _tax_class(product: Product) -> str:
     try:
         return product.tax_class_link.tax_class.slug
@@ -149,14 +140,31 @@ def address_of(cart: Cart | None) -> Location | None:
     return Location(cart.shipping_country, cart.shipping_region, cart.shipping_postcode)
 
 
+def pricing_cache_keys() -> list[str]:
+    """The cache entries every pricing reads (the store settings, the version tokens of the
+    tax rates, shipping zones and coupon terms): a hot path reads them in one round trip
+    (`store.common.cache.read_together`)."""
+    return [
+        store_settings.cache_key(),
+        tax_selectors.table.version_key(),
+        shipping_selectors.table.version_key(),
+        coupon_selectors.terms_cache.version_key(),
+    ]
+
+
 def cart_state(
     cart: Cart | None,
     *,
     preview_coupon: Coupon | None = None,
     alone: bool = False,
     tidy: bool = True,
+    lines: list[CartItem] | None = None,
+    fresh: bool = False,
 ) -> CartState:
     """Price `cart` (None: an empty cart).
+
+    `lines`: the cart's lines as `cart_lines` reads them, when the caller has just read them
+    (the add path); `fresh`: the cart was just made, so it has no coupons to read.
 
     `preview_coupon` is counted as if applied, without saving (its refusal is raised); with
     `alone` the applied coupons are left out (an individual-use coupon replaces them).
@@ -168,7 +176,7 @@ def cart_state(
     config = store_settings.get_all()  # one read of the settings for the whole pricing
     tax = config["tax"]
     inclusive = tax["prices_include_tax"]
-    items = _lines(cart) if cart is not None else []
+    items = list(lines) if lines is not None else cart_lines(cart) if cart is not None else []
     stale = [item for item in items if unavailable(item)]
     if stale:
         items = [item for item in items if item not in stale]
@@ -183,7 +191,7 @@ def cart_state(
                 }
             )
 
-    coupons_all = _applied(cart) if cart is not None and not alone else []
+    coupons_all = _applied(cart) if cart is not None and not alone and not fresh else []
     if preview_coupon is not None:
         coupons_all.append(preview_coupon)
     terms_of = coupon_selectors.cached_terms(coupons_all)

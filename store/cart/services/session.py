@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from store.cart.models import Cart, CartCoupon, CartItem
@@ -59,6 +59,59 @@ def cart_for_update(*, token: str | None, user=None, create: bool = True) -> Car
             return None
         cart = _create(user=logged_in(user))
     return Cart.objects.select_for_update().get(pk=cart.pk)
+
+
+def cart_lock_touch(*, token: str | None, user=None) -> Cart:
+    """The request's cart locked for a write and touched (`updated_at`), made if needed.
+
+    Without a guest cart to merge, the lock and the touch are one UPDATE ... RETURNING (the
+    row lock lasts to the end of the caller's transaction); a new cart is simply inserted.
+    With a guest token and a login, the merge path of `cart_for_update` is taken.
+    """
+    customer = logged_in(user)
+    if customer is not None and token:
+        cart = cart_for_update(token=token, user=user)
+        touch(cart)
+        return cart
+    if customer is None and not token:
+        return _fresh(_create(user=None))
+    where = {"user_id": customer.pk} if customer is not None else {"token": token}
+    cart = _update_returning(where)
+    if cart is None:
+        cart = _create(user=customer)
+        if customer is not None:  # a racing request may have made it: lock what exists
+            cart = _update_returning(where) or cart
+        if cart.token != token and customer is None:
+            _fresh(cart)
+    return cart
+
+
+def _fresh(cart: Cart) -> Cart:
+    """Mark a cart just made (`cart.fresh`): it has no coupons, the pricing need not read
+    them."""
+    cart.fresh = True
+    return cart
+
+
+def _update_returning(where: dict) -> Cart | None:
+    meta = Cart._meta
+    qn = connection.ops.quote_name
+    field = meta.get_field("updated_at")
+    params = [field.get_db_prep_save(timezone.now(), connection)]
+    conditions = []
+    for column, value in where.items():
+        conditions.append(f"{qn(column)} = %s")
+        params.append(value)
+    if "user_id" not in where:
+        conditions.append(f"{qn('user_id')} IS NULL")
+    columns = ", ".join(qn(f.column) for f in meta.concrete_fields)
+    # Names are quoted from the model's meta; every value is a parameter.
+    sql = (
+        f"UPDATE {qn(meta.db_table)} SET {qn(field.column)} = %s "  # noqa: S608
+        f"WHERE {' AND '.join(conditions)} RETURNING {columns}"
+    )
+    found = list(Cart.objects.raw(sql, params))
+    return found[0] if found else None
 
 
 def _create(*, user) -> Cart:

@@ -20,6 +20,7 @@ from store.orders.choices import (
     ShipmentStatus,
 )
 from store.orders.models import Order, OrderItem, Shipment, ShipmentItem
+from store.orders.selectors import invalidate_counts as order_counts_changed
 from store.orders.services.common import lock_order_of, order_for_update, order_trail, record
 
 FIELDS = ("carrier", "service", "tracking_number", "tracking_url", "note")
@@ -66,6 +67,7 @@ def refresh_fulfillment(order: Order, *, actor=None, source=OrderSource.API, not
     )
     order.fulfillment_status = status
     Order.objects.filter(pk=order.pk).update(fulfillment_status=status, updated_at=timezone.now())
+    order_counts_changed()  # the list's cached totals per fulfillment status
 
 
 def _stamp(shipment: Shipment) -> None:

@@ -16,8 +16,9 @@ from store.cart import shapes
 from store.cart.api import serializers as s
 from store.cart.services import items as item_services
 from store.cart.services import shipping as shipping_services
-from store.cart.services.pricing import cart_state
+from store.cart.services.pricing import cart_state, pricing_cache_keys
 from store.cart.services.session import cart_find
+from store.common.cache import read_together
 from store.common.cart_session import SESSION_PARAMETERS
 from store.common.params import validate_body
 from store.common.schema import store_schema
@@ -39,8 +40,10 @@ SESSION_TEXT = (
 class CartRoutesView(CartSessionView):
     openapi_tag = TAG
 
-    def cart_answer(self, request, cart, *, notices=None, status: int = 200) -> Response:
-        state = cart_state(cart)
+    def cart_answer(
+        self, request, cart, *, notices=None, status: int = 200, lines=None, fresh=False
+    ) -> Response:
+        state = cart_state(cart, lines=lines, fresh=fresh)
         return self.answer(
             request, cart, {"cart": shapes.cart_data(state, notices=notices)}, status=status
         )
@@ -83,6 +86,10 @@ class CartItemsView(CartRoutesView):
     )
     def post(self, request):
         body = validate_body(s.CartItemAddSerializer, request.data)
+        with read_together(pricing_cache_keys()):  # one cache round trip for the add and pricing
+            return self._add(request, body)
+
+    def _add(self, request, body):
         cart = item_services.cart_item_add(
             **self.session(request),
             product_id=body["product_id"],
@@ -90,7 +97,10 @@ class CartItemsView(CartRoutesView):
             quantity=body.get("quantity"),
             options=body.get("options") or {},
         )
-        return self.cart_answer(request, cart)
+        # the lines the add has just read, and whether the cart is new: no second reading
+        return self.cart_answer(
+            request, cart, lines=cart.added_lines, fresh=getattr(cart, "fresh", False)
+        )
 
 
 ITEM_ERRORS = {404: "No line with this token in the cart (`cart_item_not_found`)."}

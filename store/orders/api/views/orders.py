@@ -9,7 +9,6 @@ from rest_framework.response import Response
 
 from store.common.capabilities import MANAGE_ORDERS
 from store.common.errors import invalid_params
-from store.common.pagination import paginate
 from store.common.params import validate_body, validate_query
 from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
@@ -52,8 +51,7 @@ class OrderListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.OrderListQuerySerializer, request.query_params)
-        page = paginate(selectors.order_list(query), page=query["page"], per_page=query["per_page"])
-        return Response(s.page_body(page, s.order_summary))
+        return Response(s.page_body(selectors.order_page(query), s.order_summary))
 
     @store_schema(
         summary="Create an order",

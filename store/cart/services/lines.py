@@ -1,0 +1,68 @@
+"""The cart's lines in the database: one read of them all (with what pricing needs) and the
+one-statement upsert of a line (the add path)."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.utils import timezone
+
+from store.cart.models import Cart, CartItem
+
+
+def cart_lines(cart: Cart) -> list[CartItem]:
+    """Every line of `cart` with its product (featured image, tax class) and variant (image),
+    in the cart's order: one query."""
+    return list(
+        CartItem.objects.filter(cart=cart)
+        .select_related(
+            "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
+        )
+        .order_by("created_at", "id")
+    )
+
+
+def upsert_line(
+    *,
+    cart: Cart,
+    key: str,
+    product_id: int,
+    variant_id: int | None,
+    options: dict,
+    quantity: int,
+) -> int:
+    """Insert the line `key` of the (locked) cart, or add `quantity` to it; answer the line's
+    quantity now. One statement (INSERT ... ON CONFLICT DO UPDATE ... RETURNING), on
+    PostgreSQL and SQLite alike. The caller checks the result and raises to take it back."""
+    meta = CartItem._meta
+    now = timezone.now()
+    values = {
+        "cart": cart.pk,
+        "key": key,
+        "product": product_id,
+        "variant": variant_id,
+        "options": options,
+        "quantity": quantity,
+        "created_at": now,
+        "updated_at": now,
+    }
+    fields = [meta.get_field(name) for name in values]
+    params = [
+        field.get_db_prep_save(value, connection)
+        for field, value in zip(fields, values.values(), strict=True)
+    ]
+    qn = connection.ops.quote_name
+    table = qn(meta.db_table)
+    columns = ", ".join(qn(field.column) for field in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    quantity_column, updated_column = qn("quantity"), qn("updated_at")
+    # Names are quoted from the model's meta; every value is a parameter.
+    sql = (
+        f"INSERT INTO {table} ({columns}) VALUES ({marks}) "  # noqa: S608
+        f"ON CONFLICT ({qn('cart_id')}, {qn('key')}) DO UPDATE SET "
+        f"{quantity_column} = {table}.{quantity_column} + EXCLUDED.{quantity_column}, "
+        f"{updated_column} = EXCLUDED.{updated_column} "
+        f"RETURNING {quantity_column}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]

@@ -1,0 +1,19 @@
+"""Trigram GIN indexes for the order search's customer part (e-mail, names): PostgreSQL only."""
+
+from django.contrib.postgres.operations import TrigramExtension
+from django.db import migrations
+
+from store.common.pg_search import trigram_index
+
+CUSTOMERS = "store_customers_customer"
+
+
+class Migration(migrations.Migration):
+    dependencies = [("store_customers", "0001_initial")]
+
+    operations = [
+        TrigramExtension(),
+        trigram_index(CUSTOMERS, "store_customer_email_trgm", "upper((email)::text)"),
+        trigram_index(CUSTOMERS, "store_customer_first_trgm", "upper((first_name)::text)"),
+        trigram_index(CUSTOMERS, "store_customer_last_trgm", "upper((last_name)::text)"),
+    ]

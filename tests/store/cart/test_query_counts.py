@@ -1,0 +1,96 @@
+"""Query ceilings of the cart's hot path (issue 11): an add costs at most 4 SQL queries, whatever
+the cart holds.
+
+Transaction control (BEGIN/COMMIT, or the savepoints of a test wrapped in a transaction) is
+not counted (helpers.max_sql_queries). The store settings, tax rates and shipping zones come
+from the cache, warmed by a first request as in a running shop.
+"""
+
+import pytest
+from rest_framework.test import APIClient
+
+from store.cart.models import CartItem
+from tests.store.cart.helpers import CART, add, cart_of, max_sql_queries
+from tests.store.catalog.factories import make_product
+
+pytestmark = pytest.mark.django_db
+
+ADD_QUERIES = 4
+
+
+@pytest.fixture
+def products():
+    made = [
+        make_product(title=f"Item {n}", sku=f"ITEM-{n}", regular_price="10.00", stock_quantity=50)
+        for n in range(12)
+    ]
+    APIClient().get(CART)  # warms the cached settings, tax rates and zones
+    return made
+
+
+def test_an_add_to_a_new_cart(products):
+    client = APIClient()
+    with max_sql_queries(ADD_QUERIES):
+        response = add(client, products[0].pk, 2)
+    assert response.status_code == 200, response.content
+    assert response.json()["cart"]["item_count"] == 2
+
+
+def test_an_add_of_a_new_line_to_a_cart_of_10_lines(products):
+    client = APIClient()
+    for product in products[:10]:
+        assert add(client, product.pk).status_code == 200
+    with max_sql_queries(ADD_QUERIES):
+        response = add(client, products[10].pk, 3)
+    assert response.status_code == 200, response.content
+    cart = response.json()["cart"]
+    assert len(cart["items"]) == 11
+    assert cart["item_count"] == 13
+
+
+def test_an_add_of_an_existing_line_raises_its_quantity(products):
+    client = APIClient()
+    for product in products[:10]:
+        assert add(client, product.pk).status_code == 200
+    with max_sql_queries(ADD_QUERIES):
+        response = add(client, products[3].pk, 4)
+    assert response.status_code == 200, response.content
+    assert CartItem.objects.get(product=products[3]).quantity == 5
+    assert cart_of(client)["item_count"] == 14
+
+
+def test_a_refused_add_changes_nothing(products):
+    client = APIClient()
+    assert add(client, products[0].pk, 50).status_code == 200
+    response = add(client, products[0].pk, 1)
+    assert response.status_code == 400
+    assert response.json()["code"] == "insufficient_stock"
+    assert CartItem.objects.get().quantity == 50
+
+
+def test_an_add_reads_the_cache_once_besides_its_rate_limit(products, monkeypatch):
+    """The settings and the version tokens of the tax rates, zones and coupon terms come in
+    one get_many; nothing else touches the cache but the throttle."""
+    from django.core.cache import caches
+
+    backend = caches["default"]
+    calls, inside = [], []  # (a local-memory get_many calls get: those are not round trips)
+    for name in ("get", "get_many", "set", "add", "delete", "set_many", "incr"):
+        original = getattr(backend, name)
+
+        def spy(*args, _name=name, _original=original, **kwargs):
+            if not inside:
+                calls.append((_name, str(args[0]) if args else ""))
+            inside.append(_name)
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                inside.pop()
+
+        monkeypatch.setattr(backend, name, spy)
+    client = APIClient()
+    assert add(client, products[0].pk).status_code == 200
+    calls.clear()
+    assert add(client, products[1].pk).status_code == 200
+    ours = [call for call in calls if "throttle" not in call[1]]
+    assert [name for name, _key in ours] == ["get_many"], calls

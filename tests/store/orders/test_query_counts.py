@@ -1,0 +1,136 @@
+"""Query ceilings and index use of the orders' hot paths (issue 11): the staff list costs the
+same queries whatever its page holds, a status change with its stock effect the same whatever
+the order's line count, and the search runs on indexes on PostgreSQL."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from store.inventory.models import StockMovement
+from store.orders import selectors, services
+from tests.store.conftest import API
+from tests.store.customers.factories import CustomerFactory
+from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
+
+pytestmark = pytest.mark.django_db
+
+ORDERS = f"{API}/orders"
+
+
+def _busy_orders(count: int, tag: str) -> None:
+    """`count` orders, each with two lines, a payment and a shipment, most with a customer."""
+    products = [stocked(title=f"{tag} {n}", stock=10_000) for n in range(3)]
+    for n in range(count):
+        order = make_order(
+            line(products[n % 3], 1 + n % 2),
+            line(products[(n + 1) % 3]),
+            customer=CustomerFactory() if n % 4 else None,
+            billing_address={"email": f"{tag}{n}@example.com", "first_name": "Kim"},
+        )
+        services.payment_create(order_id=order.pk, fields={"amount": "1.00"})
+        item = order.items.first()
+        services.shipment_create(
+            order_id=order.pk, fields={"items": [{"order_item_id": item.pk, "quantity": 1}]}
+        )
+
+
+def _count(client, **params) -> int:
+    client.get(ORDERS, {"per_page": 100, **params})  # the total is cached: count it warm
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(ORDERS, {"per_page": 100, **params})
+    assert response.status_code == 200, response.content
+    return len(captured)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"orderby": "total", "order": "asc"}, {"status": "pending", "search": "kim"}],
+    ids=["default", "by-total", "filtered"],
+)
+def test_the_list_costs_the_same_for_3_orders_as_for_50(manager_client, params):
+    _busy_orders(3, "few")
+    manager_client.get(ORDERS)  # the account's capability lookups are cached
+    few = _count(manager_client, **params)
+    _busy_orders(47, "many")
+    assert _count(manager_client, **params) <= few
+    assert len(manager_client.get(ORDERS, {"per_page": 100}).json()["orders"]) == 50
+
+
+def test_the_cached_totals_follow_every_change(manager_client):
+    def total(**params) -> int:
+        return manager_client.get(ORDERS, params).json()["total"]
+
+    first = make_order(line(stocked(title="T1")))
+    assert (total(), total(status="pending"), total(status="cancelled")) == (1, 1, 0)
+    second = make_order(line(stocked(title="T2")))
+    assert total() == 2
+    with on_commit():
+        services.order_status_set(order_id=first.pk, status="cancelled")
+    assert (total(status="pending"), total(status="cancelled")) == (1, 1)
+    services.order_delete(order_id=second.pk)
+    assert (total(), total(status="pending")) == (1, 0)
+
+
+def _status_queries(client, lines: int, status: str) -> int:
+    products = [stocked(title=f"S{lines}-{n}", stock=100) for n in range(lines)]
+    order = make_order(*[line(p, 2) for p in products], status="processing")
+    if status == "processing":  # reopening: from cancelled, the stock is taken again
+        with on_commit():
+            client.patch(f"{ORDERS}/{order.pk}/status", {"status": "cancelled"}, format="json")
+        assert stock_of(products[0]) == 100
+    with on_commit(), CaptureQueriesContext(connection) as captured:
+        response = client.patch(f"{ORDERS}/{order.pk}/status", {"status": status}, format="json")
+    assert response.status_code == 200, response.content
+    assert stock_of(products[-1]) == (100 if status == "cancelled" else 98)
+    return len(captured)
+
+
+@pytest.mark.parametrize("status", ["cancelled", "processing"])
+def test_a_status_change_with_its_stock_effect_does_not_grow_with_the_lines(manager_client, status):
+    manager_client.get(ORDERS)
+    small = _status_queries(manager_client, 3, status)
+    big = _status_queries(manager_client, 30, status)
+    assert big <= small, (small, big)
+    assert StockMovement.objects.count() > 60
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram indexes are PostgreSQL's")
+@pytest.mark.parametrize(
+    ("term", "indexes"),
+    [
+        ("EC-0001", ["store_orders_order_order_number"]),
+        ("ana@exa", ["store_order_bill_email_trgm"]),
+        ("Lee", ["store_order_bill_last_trgm"]),
+        ("desk", ["store_order_item_title_trgm"]),
+    ],
+)
+def test_the_search_runs_on_indexes(term, indexes):
+    make_order(
+        customer=CustomerFactory(email="ana@example.com", first_name="Ana", last_name="Lee"),
+        billing_address={"email": "ana@example.com", "last_name": "Lee"},
+    )
+    queryset = selectors.search_ids(term)  # the list reads these ids first, then the rows by pk
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("ANALYZE")
+        sql, params = queryset.query.sql_with_params()
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    for name in indexes:
+        assert name in plan, plan
+    for table in ("store_orders_order", "store_orders_orderitem", "store_customers_customer"):
+        assert f"Seq Scan on {table}" not in plan, plan
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram indexes are PostgreSQL's")
+def test_the_customer_part_of_the_search_has_its_trigram_indexes():
+    from store.customers.models import Customer
+
+    CustomerFactory(email="ana@example.com", first_name="Ana", last_name="Lee")
+    queryset = Customer.objects.filter(email__icontains="ana@exa").values("pk").order_by()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        sql, params = queryset.query.sql_with_params()
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "store_customer_email_trgm" in plan, plan
