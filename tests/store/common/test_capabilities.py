@@ -220,3 +220,35 @@ def test_refused_writes_change_nothing(store_client, customer):
     error(client.delete(f"{API}/products/{product.pk}"), 403)
     product.refresh_from_db()
     assert product.title == "Desk"
+
+
+def fresh(user):
+    return type(user).objects.get(pk=user.pk)  # no per-request caches carried over
+
+
+@pytest.mark.parametrize("holding", ["none", "direct", "role", "admin", "superuser", "inactive"])
+def test_the_check_answers_what_django_has_perm_answers_in_one_query(
+    holding, django_assert_num_queries
+):
+    user = UserFactory(is_superuser=holding == "superuser", is_active=holding != "inactive")
+    if holding in ("direct", "inactive"):
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=APP_LABEL, codename="ec_manage_orders")
+        )
+    if holding == "role":
+        user.groups.add(Group.objects.get(name=SHOP_MANAGER_ROLE))
+    if holding == "admin":
+        user.groups.add(Group.objects.get(name=ADMINISTRATOR_ROLE))
+    django = fresh(user)
+    expected = {
+        c
+        for c in CODENAMES
+        if django.is_active
+        and (django.has_perm(f"{APP_LABEL}.{c}") or django.has_perm(f"{APP_LABEL}.manage_options"))
+    }
+    user = fresh(user)
+    with django_assert_num_queries(0 if holding in ("superuser", "inactive") else 1):
+        verdicts = {c for c in CODENAMES if has_capability(user, c)}
+    assert verdicts == expected
+    assert (verdicts == set(CODENAMES)) is (holding in ("admin", "superuser"))
+    assert bool(verdicts) is (holding not in ("none", "inactive"))
