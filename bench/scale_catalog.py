@@ -213,7 +213,7 @@ def _cases() -> list[tuple[str, dict]]:
             {"attributes": {"scale-color": ["red", "blue"], "scale-size": ["m"]}},
         ),
         (
-            "list: attr_color=red | attr_size=m (or)",
+            "list: attr_color=red or attr_size=m",
             {"attributes": {"scale-color": ["red"], "scale-size": ["m"]}, "filter_logic": "or"},
         ),
         ("list: on_sale", {"on_sale": True}),
