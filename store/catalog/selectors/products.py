@@ -118,6 +118,11 @@ def descendant_ids(root_ids) -> set[int]:
     return out
 
 
+# The products found through their variants' SKUs, per term (a SKU fragment matching more
+# variants than this finds the rest through the product's own fields or not at all).
+MAX_VARIANT_SKU_MATCHES = 1000
+
+
 def _terms(search: str) -> list[str]:
     return [term[:100] for term in search.split()][:MAX_SEARCH_TERMS]
 
@@ -139,15 +144,25 @@ def search_filter(queryset: QuerySet, search: str) -> QuerySet:
             pk__in=Variant.objects.filter(sku__icontains=term).values("product_id").order_by()
         )
         if postgres:
+            # Every arm of the OR on the product table itself, so that the planner combines
+            # the indexes (BitmapOr) rather than scanning the table against hashed sub-plans;
+            # the variants' SKUs matching the term (few, on their trigram index) come first,
+            # as literal ids.
+            variant_ids = list(
+                Variant.objects.filter(sku__icontains=term)
+                .values_list("product_id", flat=True)
+                .distinct()
+                .order_by()[:MAX_VARIANT_SKU_MATCHES]
+            )
+            variant_sku = Q(pk__in=variant_ids)
             words = _words(term)
-            fulltext = Q(pk__in=Product.objects.none().values("pk"))
+            matching = Q(title__icontains=term) | Q(sku__icontains=term)
             if words:
                 tsquery_parts.extend(words)
-                fulltext = Q(search_document__matches=_tsquery(words))
-            matching = Product.objects.filter(
-                fulltext | Q(title__icontains=term) | Q(sku__icontains=term)
-            ).values("pk")
-            queryset = queryset.filter(Q(pk__in=matching) | variant_sku)
+                matching |= Q(search_document__matches=_tsquery(words))
+            if variant_ids:
+                matching |= variant_sku
+            queryset = queryset.filter(matching)
         else:
             queryset = queryset.filter(
                 Q(title__icontains=term)
