@@ -11,6 +11,8 @@ from django.conf import settings
 from django.contrib.postgres.operations import BtreeGinExtension, TrigramExtension
 from django.db import migrations, models
 
+from common.pg_indexes import postgres_indexes
+
 TRIGRAM_INDEXES = (
     (
         "licensing_license_owner_key_trgm",
@@ -21,20 +23,6 @@ TRIGRAM_INDEXES = (
         "licensing_activation USING gin (UPPER(domain) gin_trgm_ops)",
     ),
 )
-
-
-def create_trigram_indexes(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for name, target in TRIGRAM_INDEXES:
-        schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
-
-
-def drop_trigram_indexes(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for name, _target in TRIGRAM_INDEXES:
-        schema_editor.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 class Migration(migrations.Migration):
@@ -64,5 +52,5 @@ class Migration(migrations.Migration):
         # No-ops on other databases (CreateExtension checks the vendor itself).
         TrigramExtension(),
         BtreeGinExtension(),
-        migrations.RunPython(create_trigram_indexes, drop_trigram_indexes, elidable=False),
+        postgres_indexes(*TRIGRAM_INDEXES),
     ]

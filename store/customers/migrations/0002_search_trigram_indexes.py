@@ -3,7 +3,7 @@
 from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations
 
-from store.common.pg_search import trigram_index
+from common.pg_indexes import trigram_index
 
 CUSTOMERS = "store_customers_customer"
 

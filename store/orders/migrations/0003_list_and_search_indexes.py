@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations, models
 
-from store.common.pg_search import trigram_index
+from common.pg_indexes import trigram_index
 
 ORDERS = "store_orders_order"
 ITEMS = "store_orders_orderitem"
