@@ -34,3 +34,16 @@ def postgres_indexes(*indexes: tuple[str, str]) -> migrations.RunPython:
 def trigram_index(table: str, name: str, expression: str) -> migrations.RunPython:
     """`CREATE INDEX name ON table USING gin ((expression) gin_trgm_ops)` on PostgreSQL only."""
     return postgres_indexes((name, f"{table} USING gin (({expression}) gin_trgm_ops)"))
+
+
+def postgres_extension(name: str) -> migrations.RunPython:
+    """`CREATE EXTENSION IF NOT EXISTS <name>` on PostgreSQL only. Unapplying leaves it in
+    place: several apps' indexes use the same extension (pg_trgm, btree_gin), and undoing one
+    app's migration must not drop what another's indexes depend on (Django's CreateExtension
+    drops it)."""
+
+    def forwards(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"CREATE EXTENSION IF NOT EXISTS {name}")
+
+    return migrations.RunPython(forwards, migrations.RunPython.noop, elidable=False)

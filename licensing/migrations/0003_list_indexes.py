@@ -8,10 +8,9 @@ hold for every database.
 """
 
 from django.conf import settings
-from django.contrib.postgres.operations import BtreeGinExtension, TrigramExtension
 from django.db import migrations, models
 
-from common.pg_indexes import postgres_indexes
+from common.pg_indexes import postgres_extension, postgres_indexes
 
 TRIGRAM_INDEXES = (
     (
@@ -50,7 +49,7 @@ class Migration(migrations.Migration):
             ),
         ),
         # No-ops on other databases (CreateExtension checks the vendor itself).
-        TrigramExtension(),
-        BtreeGinExtension(),
+        postgres_extension("pg_trgm"),
+        postgres_extension("btree_gin"),
         postgres_indexes(*TRIGRAM_INDEXES),
     ]

@@ -1,9 +1,8 @@
 """Trigram GIN indexes for the order search's customer part (e-mail, names): PostgreSQL only."""
 
-from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations
 
-from common.pg_indexes import trigram_index
+from common.pg_indexes import postgres_extension, trigram_index
 
 CUSTOMERS = "store_customers_customer"
 
@@ -12,7 +11,7 @@ class Migration(migrations.Migration):
     dependencies = [("store_customers", "0001_initial")]
 
     operations = [
-        TrigramExtension(),
+        postgres_extension("pg_trgm"),
         trigram_index(CUSTOMERS, "store_customer_email_trgm", "upper((email)::text)"),
         trigram_index(CUSTOMERS, "store_customer_first_trgm", "upper((first_name)::text)"),
         trigram_index(CUSTOMERS, "store_customer_last_trgm", "upper((last_name)::text)"),

@@ -2,10 +2,9 @@
 
 import django.db.models.functions.text
 from django.conf import settings
-from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations, models
 
-from common.pg_indexes import trigram_index
+from common.pg_indexes import postgres_extension, trigram_index
 
 ORDERS = "store_orders_order"
 ITEMS = "store_orders_orderitem"
@@ -39,7 +38,7 @@ class Migration(migrations.Migration):
             ),
         ),
         # the order search: billing e-mail, names and phone, line titles (PostgreSQL only)
-        TrigramExtension(),
+        postgres_extension("pg_trgm"),
         trigram_index(
             ORDERS, "store_order_bill_email_trgm", "upper((billing_address ->> 'email'))"
         ),
