@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 from accounts.models import User
 from common.errors import NotFound
 from licensing import domains
-from licensing.dates import iso
+from licensing.dates import iso, iso_from_db_text
 from licensing.keys import normalize_license_key
 from licensing.models import (
     Activation,
@@ -131,8 +131,8 @@ def license_list_chunks(
     whatever the count): each chunk is the licences (keyset on created_at, id: no OFFSET, no
     server-side cursor, so it works behind a connection pooler) and their activations, one
     query on PostgreSQL (the activations as arrays), two elsewhere. A row is a tuple of
-    _LIST_COLUMNS (the status as callers see it, the times as UTC text) plus the activations:
-    [(domain, activated_at text)], oldest first."""
+    _LIST_COLUMNS (the status as callers see it, the times as UTC text) plus the activations,
+    oldest first, as two lists: their domains and their activated_at texts."""
     now = now or timezone.now()
     size = chunk_size or LICENSE_LIST_CHUNK
     base = (
@@ -157,6 +157,7 @@ def license_list_chunks(
             act_domains=ArraySubquery(activations.values("domain")),
             act_times=ArraySubquery(activations.values(text=_utc_text("activated_at"))),
         )
+    created = _LIST_COLUMNS.index("created_text")
     after = None
     while True:
         page = base
@@ -169,32 +170,29 @@ def license_list_chunks(
         if arrays:
             # PostgreSQL: the activations come in the same query, as two arrays per licence
             # (ARRAY(SELECT ... ORDER BY ...) keeps the order): one round trip per chunk.
-            rows = list(
-                page.values_list(*_LIST_COLUMNS, "act_domains", "act_times", "created_at")[:size]
-            )
+            rows = list(page.values_list(*_LIST_COLUMNS, "act_domains", "act_times")[:size])
+        else:
+            rows = [(*row, [], []) for row in page.values_list(*_LIST_COLUMNS)[:size]]
             if not rows:
                 return
-            yield [(*row[:-3], list(zip(row[-3], row[-2], strict=True))) for row in rows]
-            if len(rows) < size:
-                return
-            after = (rows[-1][-1], rows[-1][0])
-            continue
-        rows = list(page.values_list(*_LIST_COLUMNS, "created_at")[:size])
+            by_license = {row[0]: row for row in rows}
+            # The page again as a subquery (cheap: the same index range) rather than its ids
+            # as a thousand parameters.
+            for license_id, domain, activated_at in (
+                Activation.objects.filter(license_id__in=page.values("pk")[:size])
+                .order_by("activated_at", "id")
+                .values_list("license_id", "domain", _utc_text("activated_at"))
+            ):
+                by_license[license_id][-2].append(domain)
+                by_license[license_id][-1].append(activated_at)
         if not rows:
             return
-        by_license: dict[int, list] = {row[0]: [] for row in rows}
-        # The page again as a subquery (cheap: the same index range) rather than its ids as
-        # a thousand parameters.
-        for license_id, domain, activated_at in (
-            Activation.objects.filter(license_id__in=page.values("pk")[:size])
-            .order_by("activated_at", "id")
-            .values_list("license_id", "domain", _utc_text("activated_at"))
-        ):
-            by_license[license_id].append((domain, activated_at))
-        yield [(*row[:-1], by_license[row[0]]) for row in rows]
+        yield rows
         if len(rows) < size:
             return
-        after = (rows[-1][-1], rows[-1][0])
+        # The keyset from the last row's own text (no datetime built for every row).
+        last = rows[-1]
+        after = (datetime.fromisoformat(iso_from_db_text(last[created])), last[0])
 
 
 def license_get(*, user: User, license_id: int) -> License:

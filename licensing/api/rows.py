@@ -14,25 +14,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
-
-def iso_from_db_text(text: str) -> str:
-    """A UTC timestamp as the database writes it as text (PostgreSQL: `2026-06-01
-    12:00:00.1234+00`, trailing zeros of the fraction dropped; SQLite: `2026-06-01
-    12:00:00.123400`) in the spelling of DRF's DateTimeField ("iso-8601", UTC): `T`, six
-    digits of fraction unless it is zero, `Z`."""
-    if text.endswith("+00"):
-        text = text[:-3]
-    elif text.endswith("+00:00"):
-        text = text[:-6]
-    head, dot, fraction = text.partition(".")
-    if dot and fraction.strip("0"):
-        head = f"{head}.{fraction:0<6}"
-    return head.replace(" ", "T", 1) + "Z"
+from licensing.dates import iso_from_db_text
 
 
 def license_row(row: tuple) -> dict:
     """One licence of `license_list_chunks` in the shape of LicenseSerializer."""
-    (pk, key, product_id, name, slug, tier, status, source, expires, customer, created, acts) = row
+    (pk, key, product_id, name, slug, tier, status, source, expires, customer, created) = row[:11]
+    domains, times = row[11], row[12]
     return {
         "id": pk,
         "license_key": key,
@@ -43,7 +31,7 @@ def license_row(row: tuple) -> dict:
         "expires_at": iso_from_db_text(expires),
         "activations": [
             {"domain": domain, "activated_at": iso_from_db_text(activated_at)}
-            for domain, activated_at in acts
+            for domain, activated_at in zip(domains, times, strict=True)
         ],
         "customer_id": customer,
         "created_at": iso_from_db_text(created),
