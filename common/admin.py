@@ -124,8 +124,13 @@ class ServiceForm(forms.ModelForm):
                 self.fields[name].required = False
                 self.fields[name].help_text = "Empty: made for you (as the API makes it)."
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _require_overrides(cls, ServiceForm, ("check",))
+
     def check(self, fields: dict) -> None:
-        raise NotImplementedError
+        """The service's own validation of `fields`, raising its ServiceError (every
+        subclass names it: a form without one is refused when its class is made)."""
 
     def service_fields(self) -> dict:
         creating = self.instance.pk is None
@@ -151,18 +156,31 @@ class ServiceForm(forms.ModelForm):
         return cleaned
 
 
+def _require_overrides(cls, base, names: tuple[str, ...]) -> None:
+    """Refuse, at import, a subclass of `base` that leaves one of `names` to the base: an admin
+    that would otherwise fail only when a member of staff first saves or deletes."""
+    missing = [name for name in names if getattr(cls, name) is getattr(base, name)]
+    if missing:
+        raise TypeError(f"{cls.__name__} must define {', '.join(missing)} (see {base.__name__})")
+
+
 class ServiceAdmin(RefusalsAsMessages, admin.ModelAdmin):
     """A ModelAdmin whose form is a ServiceForm: adding, changing and deleting call the
     service (`create`, `update`, `remove`), never the model's save or delete."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _require_overrides(cls, ServiceAdmin, ("create", "update", "remove"))
+
+    # The service calls; every subclass names all three (checked when its class is made).
     def create(self, request, fields: dict):
-        raise NotImplementedError
+        """The service's create with `fields`; answers the new object."""
 
     def update(self, request, obj, fields: dict):
-        raise NotImplementedError
+        """The service's update of `obj` with the changed `fields`; answers the object."""
 
     def remove(self, request, obj) -> None:
-        raise NotImplementedError
+        """The service's delete (or archive) of `obj`."""
 
     def save_model(self, request, obj, form, change):
         fields = form.checked_fields
