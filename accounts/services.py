@@ -34,6 +34,7 @@ from accounts.models import (
     User,
     normalize_email,
 )
+from common.compiled import CompiledQuery, instance
 from common.email import send_templated_email
 from common.errors import Forbidden, NotFound, ServiceError, Unauthorized, ValidationFailed
 
@@ -558,13 +559,56 @@ def api_key_delete(*, user: User, key_id: int) -> None:
         raise NotFound("API key not found.", code="api_key_not_found")
 
 
+# --- Credentials read on every request ---------------------------------------------------------
+# An API key or application password and its account, in one row, by a query compiled once per
+# connection (common.compiled): building the ORM query cost more than running it.
+
+_USER_FIELDS = tuple(f.attname for f in User._meta.concrete_fields)
+
+
+def _credential_query(
+    model, lookups: tuple[str, ...], sample: tuple[str, ...], other: tuple[str, ...]
+) -> tuple[CompiledQuery, type, tuple[str, ...]]:
+    """The query of one `model` row (and its user) by `lookups`, compiled once per connection."""
+    fields = tuple(f.attname for f in model._meta.concrete_fields)
+    query = CompiledQuery(
+        lambda *values: model.objects.filter(**dict(zip(lookups, values, strict=True))).values_list(
+            *fields, *(f"user__{name}" for name in _USER_FIELDS)
+        )[:1],
+        sample,
+        other,
+    )
+    return query, model, fields
+
+
+def _credential_with_user(compiled: tuple[CompiledQuery, type, tuple[str, ...]], *values):
+    """The credential (with its `user` set) the values find, or None."""
+    query, model, fields = compiled
+    rows = query.rows(*values)
+    if not rows:
+        return None
+    alias, split = query.alias(), len(fields)
+    credential = instance(model, fields, rows[0][:split], alias)
+    credential.user = instance(User, _USER_FIELDS, rows[0][split:], alias)
+    return credential
+
+
+_API_KEY_QUERY = _credential_query(ApiKey, ("prefix",), ("emp_sample",), ("emp_other",))
+_APP_PASSWORD_QUERY = _credential_query(
+    AppPassword,
+    ("password_hash", "user__email"),
+    ("0" * 64, "sample@example.invalid"),
+    ("1" * 64, "other@example.invalid"),
+)
+
+
 def api_key_authenticate(raw: str) -> ApiKey | None:
     """The key `raw` names, if it is valid and its account may use keys."""
     raw = (raw or "").strip()
     prefix_length = len(API_KEY_PREFIX) + 8
     if not raw.startswith(API_KEY_PREFIX) or len(raw) <= prefix_length + 1:
         return None
-    key = ApiKey.objects.select_related("user").filter(prefix=raw[:prefix_length]).first()
+    key = _credential_with_user(_API_KEY_QUERY, raw[:prefix_length])
     if key is None or not hmac.compare_digest(key.key_hash, _sha256(raw)):
         return None
     if not key.user.is_active or not key.user.is_partner:
@@ -599,10 +643,8 @@ def app_password_authenticate(
     cleaned = "".join((password or "").split())
     if len(cleaned) != 24:
         return None
-    app_password = (
-        AppPassword.objects.select_related("user")
-        .filter(password_hash=_sha256(cleaned), user__email=normalize_email(email))
-        .first()
+    app_password = _credential_with_user(
+        _APP_PASSWORD_QUERY, _sha256(cleaned), normalize_email(email)
     )
     if app_password is None or not app_password.user.is_active:
         return None

@@ -142,7 +142,7 @@ def _list(**query):
     full = {"page": 1, "per_page": 100, "orderby": "date", "order": "DESC", **query}
 
     def run():
-        return s.page_body(selectors.order_page(full), s.order_summary)
+        return s.page_body(selectors.order_page(full), s.order_summary_row)
 
     return run
 

@@ -72,6 +72,8 @@ INSTALLED_APPS += [
     "store.cart",
     "store.payments",
     "store.checkout",
+    "store.emails",
+    "store.reports",
 ]
 
 MIDDLEWARE = [
@@ -380,7 +382,7 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
     }
 )
 
-# --- URLs and namespaces (the spec's placeholders) ---------------------------------------------
+# --- URLs and namespaces: the spec's {prefix}, REST root and namespace names ------------------
 
 REST_ROOT = env_str("REST_ROOT", "rest").strip("/")
 STORE_PREFIX = "ec"
@@ -462,6 +464,10 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "ShippingMethodTypeEnum": "store.shipping.models.MethodType",
     }
 )
+# Customers (issue 12): the saved addresses' type (billing, shipping).
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]["AddressTypeEnum"] = (
+    "store.customers.models.AddressType"
+)
 
 # Checkout and payments (issue 7, second part): completing a checkout, order-received lookups,
 # e-mail checks (they tell whether an account exists) and the checkout's log-in and sign-up get
@@ -493,6 +499,17 @@ THROTTLE_DEFAULTS |= {"checkout_start": "20/hour", "cart_write": "60/min"}
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
     scope: _rate(scope, THROTTLE_DEFAULTS[scope]) for scope in ("checkout_start", "cart_write")
 }
+
+# Store e-mails (issue 12): a test e-mail goes to any address, so staff send a few an hour.
+THROTTLE_DEFAULTS |= {"email_test": "10/hour"}
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["email_test"] = _rate("email_test", "10/hour")
+
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "EmailTypeEnum": "store.emails.types.EMAIL_TYPE_CHOICES",
+        "OrderEmailTypeEnum": "store.emails.types.ORDER_EMAIL_TYPE_CHOICES",
+    }
+)
 
 # --- E-mail -----------------------------------------------------------------------------------
 

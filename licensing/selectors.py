@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import weakref
+import functools
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
@@ -13,20 +13,26 @@ from django.db.models import (
     Case,
     CharField,
     F,
+    JSONField,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
+    Subquery,
     TextField,
     Value,
     When,
 )
-from django.db.models.functions import Cast
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
 from accounts.models import User
+from common import pg_json
+from common.compiled import CompiledQuery
 from common.errors import NotFound
+from common.pg_json import IsoUtc, JsonAgg, JsonBuildObject, entry_text
 from licensing import domains
 from licensing.dates import iso, iso_from_db_text
 from licensing.keys import normalize_license_key
@@ -118,6 +124,95 @@ def _utc_text(field: str) -> Cast:
     return Cast(field, output_field=TextField())
 
 
+def license_list_entries() -> bool:
+    """Whether the licence list reads its entries as JSON text written by the database
+    (PostgreSQL, common.pg_json) rather than as _LIST_COLUMNS rows."""
+    return pg_json.enabled_for(License)
+
+
+@functools.cache
+def _list_entry():
+    """A licence of the list as PostgreSQL writes it: the keys and values of
+    licensing.api.rows.license_row (tests/licensing/test_license_list_stream.py compares)."""
+    activations = (
+        Activation.objects.filter(license_id=OuterRef("pk"))
+        .order_by()
+        .values("license_id")
+        .annotate(
+            entries=JsonAgg(
+                JsonBuildObject(domain=F("domain"), activated_at=IsoUtc("activated_at")),
+                order_by=("activated_at", "id"),
+            )
+        )
+        .values("entries")
+    )
+    return entry_text(
+        JsonBuildObject(
+            id=F("id"),
+            license_key=F("license_key"),
+            product=JsonBuildObject(
+                id=F("product_id"), name=F("product__name"), slug=F("product__slug")
+            ),
+            tier=F("tier"),
+            status=F("effective_status"),
+            source=F("source"),
+            expires_at=IsoUtc("expires_at"),
+            activations=Coalesce(
+                Subquery(activations, output_field=JSONField()),
+                RawSQL("'[]'::json", (), output_field=JSONField()),
+            ),
+            customer_id=F("customer_id"),
+            created_at=IsoUtc("created_at"),
+        )
+    )
+
+
+def _list_base(rows: QuerySet, now: datetime) -> QuerySet:
+    """The list's annotations (the status as callers see it, the times as text), newest first."""
+    return rows.annotate(
+        effective_status=Case(
+            When(status=LicenseStatus.ACTIVE, expires_at__lte=now, then=Value("expired")),
+            default=F("status"),
+            output_field=CharField(),
+        ),
+        expires_text=_utc_text("expires_at"),
+        created_text=_utc_text("created_at"),
+    ).order_by("-created_at", "-id")
+
+
+def _after(rows: QuerySet, created_at: datetime, pk: int) -> QuerySet:
+    """The keyset: the rows after (created_at, pk) in the list's order."""
+    return rows.filter(
+        Q(created_at__lte=created_at),  # the index's range; then the tie-break
+        Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=pk),
+    )
+
+
+_ENTRY_PAGES: dict[tuple[int, bool], CompiledQuery] = {}
+
+
+def _entry_page_query(size: int, *, keyset: bool) -> CompiledQuery:
+    """A chunk of the unfiltered list as entries (PostgreSQL), compiled once per connection:
+    arguments (owner id, now) and, after the first chunk, the keyset (created_at, id)."""
+    query = _ENTRY_PAGES.get((size, keyset))
+    if query is None:
+
+        def build(owner_id, now, *keyset_values):
+            rows = _list_base(visible_licenses(User(pk=owner_id)), now)
+            rows = rows.annotate(entry=_list_entry())
+            if keyset_values:
+                rows = _after(rows, *keyset_values)
+            return rows.values_list("entry", "created_text", "id")[:size]
+
+        def moment(year: int) -> datetime:
+            return datetime(year, 1, 1, tzinfo=UTC)
+
+        sample = (-1, moment(2000), *((moment(2002), -3) if keyset else ()))
+        other = (-2, moment(2001), *((moment(2003), -4) if keyset else ()))
+        query = _ENTRY_PAGES[(size, keyset)] = CompiledQuery(build, sample, other)
+    return query
+
+
 def license_list_chunks(
     *,
     user: User,
@@ -126,30 +221,25 @@ def license_list_chunks(
     search: str | None = None,
     now: datetime | None = None,
     chunk_size: int | None = None,
+    entries: bool = False,
 ) -> Iterator[list[tuple]]:
     """`license_list` as plain rows, newest first, in chunks of `chunk_size` (constant memory
     whatever the count): each chunk is the licences (keyset on created_at, id: no OFFSET, no
     server-side cursor, so it works behind a connection pooler) and their activations, one
     query on PostgreSQL (the activations as arrays), two elsewhere. A row is a tuple of
     _LIST_COLUMNS (the status as callers see it, the times as UTC text) plus the activations,
-    oldest first, as two lists: their domains and their activated_at texts."""
+    oldest first, as two lists: their domains and their activated_at texts. With `entries`
+    (PostgreSQL only: license_list_entries()) a row is (its JSON text, created_text, id)."""
     now = now or timezone.now()
     size = chunk_size or LICENSE_LIST_CHUNK
-    base = (
-        _filtered_licenses(user=user, status=status, source=source, search=search, now=now)
-        .annotate(
-            effective_status=Case(
-                When(status=LicenseStatus.ACTIVE, expires_at__lte=now, then=Value("expired")),
-                default=F("status"),
-                output_field=CharField(),
-            ),
-            expires_text=_utc_text("expires_at"),
-            created_text=_utc_text("created_at"),
-        )
-        .order_by("-created_at", "-id")
+    plain = entries and not status and not source and not (search or "").strip()
+    base = _list_base(
+        _filtered_licenses(user=user, status=status, source=source, search=search, now=now), now
     )
     arrays = connections[router.db_for_read(License)].vendor == "postgresql"
-    if arrays:
+    if entries:
+        base = base.annotate(entry=_list_entry())
+    elif arrays:
         activations = Activation.objects.filter(license_id=OuterRef("pk")).order_by(
             "activated_at", "id"
         )
@@ -157,17 +247,19 @@ def license_list_chunks(
             act_domains=ArraySubquery(activations.values("domain")),
             act_times=ArraySubquery(activations.values(text=_utc_text("activated_at"))),
         )
-    created = _LIST_COLUMNS.index("created_text")
+    created, pk_at = _LIST_COLUMNS.index("created_text"), 0
+    if entries:
+        created, pk_at = 1, 2
     after = None
     while True:
-        page = base
-        if after is not None:
-            created_at, pk = after
-            page = page.filter(
-                Q(created_at__lte=created_at),  # the index's range; then the tie-break
-                Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=pk),
-            )
-        if arrays:
+        page = base if after is None else _after(base, *after)
+        if plain:
+            # The unfiltered list, the common call: its SQL compiled once per connection.
+            query = _entry_page_query(size, keyset=after is not None)
+            rows = [tuple(row) for row in query.rows(user.pk, now, *(after or ()))]
+        elif entries:
+            rows = list(page.values_list("entry", "created_text", "id")[:size])
+        elif arrays:
             # PostgreSQL: the activations come in the same query, as two arrays per licence
             # (ARRAY(SELECT ... ORDER BY ...) keeps the order): one round trip per chunk.
             rows = list(page.values_list(*_LIST_COLUMNS, "act_domains", "act_times")[:size])
@@ -192,7 +284,7 @@ def license_list_chunks(
             return
         # The keyset from the last row's own text (no datetime built for every row).
         last = rows[-1]
-        after = (datetime.fromisoformat(iso_from_db_text(last[created])), last[0])
+        after = (datetime.fromisoformat(iso_from_db_text(last[created])), last[pk_at])
 
 
 def license_get(*, user: User, license_id: int) -> License:
@@ -340,41 +432,23 @@ _VERDICT_COLUMNS = (
 )
 
 
-# Per database connection: the verdict query's SQL (one placeholder, the key) and its columns'
-# converters. Building and compiling the ORM query cost more than running it (issue 11: about
-# 0.5 ms of a verify's 1.3 ms in the selector), and its shape never changes.
-_VERDICT_SQL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The verdict query: building and compiling the ORM query cost more than running it (issue 11:
+# about 0.5 ms of a verify's 1.3 ms in the selector), and its shape never changes, so it is
+# compiled once per connection (common.compiled).
+_VERDICT_QUERY = CompiledQuery(
+    lambda key: (
+        License.objects.filter(license_key=key)
+        .order_by("activations__activated_at", "activations__id")
+        .values_list(*_VERDICT_COLUMNS)
+    ),
+    ("SAMPLE-KEY",),
+    ("OTHER-KEY",),
+)
 
 
 def _verdict_rows(key: str) -> list[list]:
     """The rows of the licence with `key` (0 or 1 licence x its activations, earliest first)."""
-    alias = router.db_for_read(License)
-    connection = connections[alias]
-    compiled = _VERDICT_SQL.get(connection)
-    if compiled is None:
-        query = (
-            License.objects.filter(license_key=key)
-            .order_by("activations__activated_at", "activations__id")
-            .values_list(*_VERDICT_COLUMNS)
-            .query
-        )
-        compiler = query.get_compiler(alias)
-        sql, params = compiler.as_sql()
-        if list(params) != [key]:  # the key is the only parameter, always in the same place
-            raise AssertionError(f"unexpected verdict query parameters: {params!r}")
-        converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
-        compiled = _VERDICT_SQL[connection] = (sql, list(converters.items()))
-    sql, converters = compiled
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [key])
-        rows = [list(row) for row in cursor.fetchall()]
-    for row in rows:
-        for position, (functions, expression) in converters:
-            value = row[position]
-            for function in functions:
-                value = function(value, expression, connection)
-            row[position] = value
-    return rows
+    return _VERDICT_QUERY.rows(key)
 
 
 def license_verdict(

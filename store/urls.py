@@ -17,4 +17,7 @@ urlpatterns = [
     path("", include("store.cart.api.urls")),
     path("", include("store.coupons.api.urls")),
     path("", include("store.checkout.api.urls")),
+    path("", include("store.customers.api.urls")),
+    path("", include("store.emails.api.urls")),
+    path("", include("store.reports.api.urls")),
 ]

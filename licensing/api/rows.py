@@ -45,14 +45,18 @@ def _dumps(value) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def json_array(chunks: Iterable[list[tuple]]) -> Iterator[bytes]:
-    """`[`, the rows of each chunk, `]`: one bytes piece per chunk."""
+def json_array(chunks: Iterable[list[tuple]], *, entries: bool = False) -> Iterator[bytes]:
+    """`[`, the rows of each chunk, `]`: one bytes piece per chunk. With `entries` the rows'
+    first column is the entry's JSON text, written by the database (PostgreSQL)."""
     yield b"["
     first = True
     for chunk in chunks:
         if not chunk:
             continue
-        body = _dumps([license_row(row) for row in chunk])[1:-1]
+        if entries:
+            body = ",".join(row[0] for row in chunk)
+        else:
+            body = _dumps([license_row(row) for row in chunk])[1:-1]
         yield (body if first else "," + body).encode()
         first = False
     yield b"]"

@@ -62,8 +62,9 @@ class LicenseListView(PortalAPIView):
         # Everything that can refuse the request (authentication, permission, throttle, the
         # filters) has run; the rows are read and written out as the answer streams.
         now = timezone.now()
-        chunks = selectors.license_list_chunks(user=request.user, now=now, **query)
-        body = rows.json_array(chunks)
+        entries = selectors.license_list_entries()
+        chunks = selectors.license_list_chunks(user=request.user, now=now, entries=entries, **query)
+        body = rows.json_array(chunks, entries=entries)
         return StreamingHttpResponse(body, content_type="application/json")
 
     @portal_schema(

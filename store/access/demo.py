@@ -10,6 +10,6 @@ def seed() -> list[str]:
     return [
         "  roles: "
         + ", ".join(f"'{role.name}'" for role in roles)
-        + " (give one to a user in the admin: Users > Groups)",
+        + " (give one in the admin: Store: capabilities and roles > Managers, or POST /managers)",
         "  admin@example.com is a superuser and holds every capability, manage_options included",
     ]

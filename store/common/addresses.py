@@ -1,7 +1,7 @@
 """The store's one address: its keys, what each accepts, how it is cleaned, checked for
 completeness, answered, declared and edited.
 
-Orders, the checkout and the cart use this and nothing else (customers hold no address):
+Orders, the checkout, the cart and the customers' saved addresses use this and nothing else:
 - `Address`, the value: eleven text keys, each with its label and longest length; stored as a
   JSON object of its non-empty keys (a missing key reads as "");
 - `address_clean`, the one cleaner: text trimmed, lengths, the country an ISO 3166-1 alpha-2

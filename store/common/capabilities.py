@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Q
 
+from common.compiled import CompiledQuery
+
 APP_LABEL = "store_access"
 PREFIX = settings.STORE_PREFIX
 
@@ -115,13 +117,30 @@ def capabilities_of(user) -> frozenset[str]:
         if user.is_superuser:
             held = CODENAMES
         else:
-            from django.contrib.auth.models import Permission  # not at import: app loading
-
-            held = frozenset(
-                Permission.objects.filter(content_type__app_label=APP_LABEL)
-                .filter(Q(user=user) | Q(group__user=user))
-                .values_list("codename", flat=True)
-                .distinct()
-            )
+            held = frozenset(row[0] for row in _held_query().rows(user.pk))
         user._store_capabilities = held
     return held
+
+
+_HELD: list[CompiledQuery] = []
+
+
+def _held_query() -> CompiledQuery:
+    """The codenames an account holds, directly or through its roles: asked on every staff
+    request, so compiled once per connection (common.compiled)."""
+    if not _HELD:
+        from django.contrib.auth.models import Permission  # not at import: app loading
+
+        _HELD.append(
+            CompiledQuery(
+                lambda user_id: (
+                    Permission.objects.filter(content_type__app_label=APP_LABEL)
+                    .filter(Q(user=user_id) | Q(group__user=user_id))
+                    .values_list("codename")
+                    .distinct()
+                ),
+                (-1,),
+                (-2,),
+            )
+        )
+    return _HELD[0]

@@ -7,6 +7,8 @@ read with `validate_query`; bodies with `validate_body`. Invalid values answer 4
 
 from __future__ import annotations
 
+import functools
+
 from rest_framework import serializers
 
 from common.api import fields
@@ -33,15 +35,22 @@ def _errors(serializer) -> dict[str, list[str]]:
     return out
 
 
+@functools.cache
+def _query_fields(serializer_class) -> tuple[tuple[str, bool], ...]:
+    """A query serializer's parameters and whether each takes several values (asked once per
+    class: a serializer's fields are deep-copied each time one is made)."""
+    return tuple(
+        (name, isinstance(field, serializers.ListField))
+        for name, field in serializer_class().fields.items()
+    )
+
+
 def validate_query(serializer_class, query_params, **context) -> dict:
     """The validated query parameters (only the declared ones; others are ignored)."""
     data = {}
-    for name, field in serializer_class().fields.items():
+    for name, many in _query_fields(serializer_class):
         if name in query_params:
-            if isinstance(field, serializers.ListField):
-                data[name] = query_params.getlist(name)
-            else:
-                data[name] = query_params.get(name)
+            data[name] = query_params.getlist(name) if many else query_params.get(name)
     serializer = serializer_class(data=data, context=context)
     if not serializer.is_valid():
         raise invalid_params(_errors(serializer))
@@ -128,6 +137,28 @@ class CommaSeparatedIntegersField(serializers.CharField):
 
     def to_representation(self, value):
         return ",".join(str(item) for item in value)
+
+
+class ChoiceListField(serializers.CharField):
+    """One value or several, comma-separated, each one of `choices`."""
+
+    def __init__(self, *, choices, **kwargs):
+        self.allowed = list(choices)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "help_text", f"One or several, comma-separated: {', '.join(self.allowed)}."
+        )
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        text = super().to_internal_value(data)
+        values = [v.strip().lower() for v in text.split(",") if v.strip()]
+        wrong = [v for v in values if v not in self.allowed]
+        if wrong:
+            raise serializers.ValidationError(
+                f"Unknown value(s) {', '.join(wrong)}; use {', '.join(self.allowed)}."
+            )
+        return list(dict.fromkeys(values))
 
 
 class CaseInsensitiveChoiceField(serializers.ChoiceField):

@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
 import re
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    JSONField,
+    Prefetch,
+    Q,
+    QuerySet,
+    Sum,
+    TextField,
+    When,
+)
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast
 from django.db.models.signals import post_delete, post_save
+from django.urls import reverse
 
+from common import pg_json
+from common.compiled import CompiledQuery
+from common.pg_json import IsoUtc, JsonBuildObject, entry_text
 from store.common.cache import VersionedCache
 from store.common.errors import not_found
 from store.common.money import money
@@ -17,6 +35,7 @@ from store.common.pagination import Page
 from store.customers.models import Customer
 from store.orders.choices import SALES, FulfillmentStatus, OrderStatus, PaymentStatus
 from store.orders.models import Order, OrderItem, OrderStatusChange, Shipment
+from store.settings import selectors as store_settings
 
 ORDERBY = {
     "id": "id",
@@ -115,7 +134,9 @@ SEARCH_IDS = 2000
 
 
 # What a list entry shows: the addresses, notes and totals of the full order stay unread.
-LIST_FIELDS = (
+#: A list entry's columns, in the order api.serializers.order_summary_row reads them: lists
+#: read plain rows (no model instances: a page of 100 orders and their customers would be 200).
+LIST_COLUMNS = (
     "id",
     "order_number",
     "status",
@@ -126,7 +147,7 @@ LIST_FIELDS = (
     "item_count",
     "created_at",
     "updated_at",
-    "customer__id",
+    "customer_id",
     "customer__email",
     "customer__first_name",
     "customer__last_name",
@@ -134,8 +155,74 @@ LIST_FIELDS = (
 )
 
 
+@functools.cache
+def list_entry_json():
+    """A list entry as PostgreSQL writes it (common.pg_json): the keys, order and spelling of
+    api.serializers.order_summary_row (tests/store/orders/test_list.py compares them). Built
+    once: a query copies the expressions it resolves."""
+    customer = JsonBuildObject(
+        id=F("customer_id"),
+        email=F("customer__email"),
+        first_name=F("customer__first_name"),
+        last_name=F("customer__last_name"),
+        user_id=F("customer__user_id"),
+    )
+    return entry_text(
+        JsonBuildObject(
+            id=F("id"),
+            order_number=F("order_number"),
+            status=F("status"),
+            payment_status=F("payment_status"),
+            fulfillment_status=F("fulfillment_status"),
+            currency=F("currency"),
+            total=Cast("total", TextField()),  # numeric(_, 2): always two places
+            item_count=F("item_count"),
+            customer_id=F("customer_id"),
+            customer=Case(
+                When(customer_id__isnull=True, then=RawSQL("NULL", (), output_field=JSONField())),
+                default=customer,
+            ),
+            created_at=IsoUtc("created_at"),
+            updated_at=IsoUtc("updated_at"),
+        )
+    )
+
+
+def lists_json() -> bool:
+    """Whether order lists read their entries as JSON text (PostgreSQL) or as LIST_COLUMNS."""
+    return pg_json.enabled_for(Order)
+
+
+def list_columns() -> tuple:
+    """What a list reads per order: its entry's JSON text on PostgreSQL, else LIST_COLUMNS."""
+    return (list_entry_json(),) if lists_json() else LIST_COLUMNS
+
+
+def list_row(order: Order) -> tuple:
+    """An order instance as a list row (LIST_COLUMNS), for the bodies built on the summary."""
+    customer = order.customer
+    return (
+        order.pk,
+        order.order_number,
+        order.status,
+        order.payment_status,
+        order.fulfillment_status,
+        order.currency,
+        order.total,
+        order.item_count,
+        order.created_at,
+        order.updated_at,
+        order.customer_id,
+        *(
+            (customer.email, customer.first_name, customer.last_name, customer.user_id)
+            if customer is not None
+            else (None, None, None, None)
+        ),
+    )
+
+
 def order_list(query: dict) -> QuerySet:
-    queryset = filtered(query).select_related("customer").only(*LIST_FIELDS)
+    queryset = filtered(query)
     field = ORDERBY.get(query.get("orderby") or "date", "created_at")
     prefix = "-" if (query.get("order") or "DESC").upper() == "DESC" else ""
     return queryset.order_by(f"{prefix}{field}", f"{prefix}id")
@@ -176,21 +263,48 @@ def order_total(query: dict, queryset: QuerySet) -> int:
     return total
 
 
+#: The list's query parameters that do not filter.
+PAGING = frozenset({"page", "per_page", "orderby", "order"})
+
+
+def _unfiltered(query: dict) -> bool:
+    return not any(value for name, value in query.items() if name not in PAGING)
+
+
+_FIRST_PAGES: dict[tuple[str, str, int], CompiledQuery] = {}
+
+
+def _first_page_query(orderby: str, order: str, per_page: int) -> CompiledQuery:
+    """The first page of the unfiltered list (the list's most asked page): its SQL compiled
+    once per connection and ordering (common.compiled); it takes no argument."""
+    key = (orderby, order, per_page)
+    query = _FIRST_PAGES.get(key)
+    if query is None:
+        shape = {"orderby": orderby, "order": order}
+        query = _FIRST_PAGES[key] = CompiledQuery(
+            lambda: order_list(shape).values_list(*list_columns())[:per_page], (), ()
+        )
+    return query
+
+
 def order_page(query: dict) -> Page:
-    """A page of the staff list: the total (above) and the rows of the page; a deep page
-    finds its ids first, then reads their rows."""
+    """A page of the staff list: the total (above) and the rows of the page (list_columns():
+    one JSON text each on PostgreSQL, else LIST_COLUMNS); a deep page finds its ids first,
+    then reads their rows."""
     page, per_page = query["page"], query["per_page"]
     queryset = order_list(query)
     total = order_total(query, queryset)
     start = (page - 1) * per_page
     if start >= total:
         items = []
+    elif start == 0 and _unfiltered(query):
+        items = _first_page_query(query["orderby"], query["order"], per_page).rows()
     elif start < DEFERRED_FROM:
-        items = list(queryset[start : start + per_page])
+        items = list(queryset.values_list(*list_columns())[start : start + per_page])
     else:
         ids = list(queryset.values_list("pk", flat=True)[start : start + per_page])
-        found = Order.objects.filter(pk__in=ids).select_related("customer").only(*LIST_FIELDS)
-        rows = {order.pk: order for order in found}
+        found = Order.objects.filter(pk__in=ids).values_list("pk", *list_columns())
+        rows = {row[0]: row[1:] for row in found}
         items = [rows[pk] for pk in ids if pk in rows]
     return Page(items=items, page=page, per_page=per_page, total=total)
 
@@ -213,11 +327,11 @@ def order_get(order_id: int) -> Order:
 
 
 def orders_of_user(user, query: dict) -> QuerySet:
-    queryset = Order.objects.filter(customer__user=user).select_related("customer")
-    queryset = queryset.only(*LIST_FIELDS)
+    """The account's own orders as list rows (list_columns()), newest first."""
+    queryset = Order.objects.filter(customer__user=user)
     if query.get("status"):
         queryset = queryset.filter(status__in=query["status"])
-    return queryset.order_by("-created_at", "-id")
+    return queryset.order_by("-created_at", "-id").values_list(*list_columns())
 
 
 def order_of_user(user, order_id: int) -> Order:
@@ -230,6 +344,21 @@ def order_of_user(user, order_id: int) -> Order:
 
 def key_matches(order: Order, key: str | None) -> bool:
     return bool(key) and hmac.compare_digest(order.order_key.encode(), str(key).encode())
+
+
+def order_received_url(
+    order: Order, *, base_url: str, config: dict | None = None, for_person: bool = False
+) -> str:
+    """The storefront's page when the settings name one (checkout.order_received_page), else
+    the API's order-received URL (`for_person`: the server-rendered page a person reads,
+    store.pages, for the e-mails)."""
+    config = config or store_settings.get_all()
+    page = config["checkout"]["order_received_page"]
+    if page:
+        return page.format(order_id=order.pk, order_number=order.order_number, key=order.order_key)
+    route = "order-received-page" if for_person else "store-order-received"
+    path = reverse(route, kwargs={"order_id": order.pk})
+    return f"{base_url.rstrip('/')}{path}?key={order.order_key}"
 
 
 def order_received(order_id: int) -> Order | None:

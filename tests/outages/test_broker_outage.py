@@ -86,12 +86,12 @@ def test_checkout_completes_and_its_e_mails_wait_for_the_broker(
     assert Order.objects.get(pk=body["order_id"]).status == "processing"
     assert shop.stock() == 4
     assert mail.outbox == []
-    assert waiting("common.send_email").count() == 2  # the shopper's and the store's
+    assert waiting("store_emails.send").count() == 2  # the shopper's and the store's
     assert all(row.attempts <= 1 for row in waiting())
 
     # Still down: the drain sends nothing and loses nothing.
     assert outbox.drain() == 0
-    assert waiting("common.send_email").count() == 2
+    assert waiting("store_emails.send").count() == 2
 
     # The broker is back: the beat's drain publishes, a worker sends each e-mail once.
     if kind == "stopped":
@@ -103,7 +103,7 @@ def test_checkout_completes_and_its_e_mails_wait_for_the_broker(
     assert outbox.drain() == 2
     assert waiting().count() == 0
     ran = work_off()
-    assert names(ran) == ["common.send_email", "common.send_email"]
+    assert names(ran) == ["store_emails.send", "store_emails.send"]
     assert sorted(m.to[0] for m in mail.outbox) == ["ana@example.com", "shop@example.com"]
     assert outbox.drain() == 0
     assert work_off() == []
@@ -112,7 +112,7 @@ def test_checkout_completes_and_its_e_mails_wait_for_the_broker(
     # harmless: each e-mail goes once.
     for name, args, kwargs in ran:
         celery_app.tasks[name].apply_async(args=args, kwargs=kwargs)
-    assert names(work_off()) == ["common.send_email", "common.send_email"]
+    assert names(work_off()) == ["store_emails.send", "store_emails.send"]
     assert len(mail.outbox) == 2
 
 

@@ -41,6 +41,46 @@ CHECKOUT_PATHS = {
     "/checkout/{checkout_id}/validate",
     "/checkout/{checkout_id}/complete",
 }
+# Issue 12: the Emails group.
+EMAIL_PATHS = {
+    "/emails/templates",
+    "/emails/templates/{email_type}",
+    "/emails/templates/{email_type}/preview",
+    "/emails/test",
+    "/emails/resend/{order_id}",
+    "/emails/settings",
+}
+
+# Issue 12: customers and my account.
+CUSTOMER_PATHS = {
+    "/customers",
+    "/customers/{customer_id}",
+    "/customers/stats",
+    "/customers/find-by-email",
+    "/customers-with-stats",
+    "/customers/{customer_id}/orders",
+    "/customers/{customer_id}/stats",
+    "/customers/{customer_id}/profile",
+    "/customers/{customer_id}/top-products",
+    "/customers/{customer_id}/spending-history",
+    "/customers/{customer_id}/addresses",
+    "/addresses/{address_id}",
+    "/account",
+    "/account/addresses",
+    "/account/addresses/{address_type}",
+    "/account/details",
+    "/account/password",
+}
+
+# Issue 12: managers (RBAC) and the dashboard.
+MANAGERS_AND_DASHBOARD_PATHS = {
+    "/managers",
+    "/managers/{user_id}",
+    "/managers/roles",
+    "/managers/roles/{slug}",
+    "/managers/capabilities",
+    "/dashboard/stats",
+}
 
 
 @pytest.fixture(scope="module")
@@ -79,61 +119,69 @@ def test_the_description_for_an_administrator(admin_client_api):
 
 
 def test_the_description_covers_ec_v1_only(schema):
-    assert {
-        "/products",
-        "/products/{product_id}",
-        "/products/slug/{slug}",
-        "/products/lookup",
-        "/products/{product_id}/duplicate",
-        "/products/facets",
-        "/search",
-        "/products/{product_id}/variants",
-        "/products/{product_id}/variants/reorder",
-        "/variants/{variant_id}",
-        "/categories",
-        "/categories/tree",
-        "/categories/bulk",
-        "/categories/{category_id}",
-        "/attributes",
-        "/attributes/{attribute_id}",
-        "/attributes-with-terms",
-        "/attributes/{attribute_id}/terms",
-        "/attributes/terms/{term_id}",
-        "/brands",
-        "/brands/{brand_id}",
-        "/brands/search",
-        "/products/{product_id}/reviews",
-        "/products/{product_id}/rating",
-        "/reviews",
-        "/reviews/{review_id}",
-        "/reviews/{review_id}/helpful",
-        "/settings",
-        "/settings/{section}",
-        "/settings/{section}/reset",
-        "/settings/options/currencies",
-        "/settings/options/countries",
-        "/media",
-        "/media/{media_id}",
-        "/auth/nonce",
-        # Orders (issue 6)
-        "/orders",
-        "/orders/{order_id}",
-        "/orders/{order_id}/status",
-        "/orders/{order_id}/payment-status",
-        "/orders/{order_id}/fulfillment-status",
-        "/orders/bulk",
-        "/orders/stats",
-        "/orders/statuses",
-        "/orders/{order_id}/items",
-        "/orders/{order_id}/items/{item_id}",
-        "/orders/{order_id}/payments",
-        "/payments/{payment_id}",
-        "/orders/{order_id}/shipments",
-        "/shipments/{shipment_id}",
-        "/account/orders",
-        "/account/orders/{order_id}",
-        "/order-received/{order_id}",
-    } | CART_AND_COUPON_PATHS | CHECKOUT_PATHS == set(schema["paths"])
+    assert (
+        {
+            "/products",
+            "/products/{product_id}",
+            "/products/slug/{slug}",
+            "/products/lookup",
+            "/products/{product_id}/duplicate",
+            "/products/facets",
+            "/search",
+            "/products/{product_id}/variants",
+            "/products/{product_id}/variants/reorder",
+            "/variants/{variant_id}",
+            "/categories",
+            "/categories/tree",
+            "/categories/bulk",
+            "/categories/{category_id}",
+            "/attributes",
+            "/attributes/{attribute_id}",
+            "/attributes-with-terms",
+            "/attributes/{attribute_id}/terms",
+            "/attributes/terms/{term_id}",
+            "/brands",
+            "/brands/{brand_id}",
+            "/brands/search",
+            "/products/{product_id}/reviews",
+            "/products/{product_id}/rating",
+            "/reviews",
+            "/reviews/{review_id}",
+            "/reviews/{review_id}/helpful",
+            "/settings",
+            "/settings/{section}",
+            "/settings/{section}/reset",
+            "/settings/options/currencies",
+            "/settings/options/countries",
+            "/media",
+            "/media/{media_id}",
+            "/auth/nonce",
+            # Orders (issue 6)
+            "/orders",
+            "/orders/{order_id}",
+            "/orders/{order_id}/status",
+            "/orders/{order_id}/payment-status",
+            "/orders/{order_id}/fulfillment-status",
+            "/orders/bulk",
+            "/orders/stats",
+            "/orders/statuses",
+            "/orders/{order_id}/items",
+            "/orders/{order_id}/items/{item_id}",
+            "/orders/{order_id}/payments",
+            "/payments/{payment_id}",
+            "/orders/{order_id}/shipments",
+            "/shipments/{shipment_id}",
+            "/account/orders",
+            "/account/orders/{order_id}",
+            "/order-received/{order_id}",
+        }
+        | CART_AND_COUPON_PATHS
+        | CHECKOUT_PATHS
+        | CUSTOMER_PATHS
+        | EMAIL_PATHS
+        | MANAGERS_AND_DASHBOARD_PATHS
+        == set(schema["paths"])
+    )
     assert not any(path.startswith("/docs") for path in schema["paths"])
 
 
@@ -231,3 +279,16 @@ def test_the_playground_needs_both_settings_and_an_admin_session(admin_user, man
     manager_browser.force_login(manager)
     error(manager_browser.get(path), 403, "insufficient_capability")
     error(Client().get(path), 403, "insufficient_capability")
+
+
+def test_the_email_operations(schema):
+    paths = schema["paths"]
+    assert set(paths["/emails/templates/{email_type}"]) >= {"get", "patch", "put", "delete"}
+    assert set(paths["/emails/templates/{email_type}/preview"]) >= {"get", "post"}
+    assert set(paths["/emails/settings"]) >= {"get", "patch", "put"}
+    assert "429" in paths["/emails/test"]["post"]["responses"]
+    assert "404" in paths["/emails/test"]["post"]["responses"]  # an unknown order_id
+    assert "409" in paths["/emails/resend/{order_id}"]["post"]["responses"]
+    parameter = paths["/emails/templates/{email_type}"]["get"]["parameters"][0]
+    assert parameter["name"] == "email_type"
+    assert "order_confirmation" in parameter["schema"]["enum"]

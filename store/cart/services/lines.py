@@ -6,19 +6,27 @@ from __future__ import annotations
 from django.db import connection
 from django.utils import timezone
 
+from common.compiled import CompiledQuery
 from store.cart.models import Cart, CartItem
+
+# Read on every cart request: compiled once per connection (common.compiled).
+_LINES = CompiledQuery(
+    lambda cart_id: (
+        CartItem.objects.filter(cart_id=cart_id)
+        .select_related(
+            "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
+        )
+        .order_by("created_at", "id")
+    ),
+    (-1,),
+    (-2,),
+)
 
 
 def cart_lines(cart: Cart) -> list[CartItem]:
     """Every line of `cart` with its product (featured image, tax class) and variant (image),
     in the cart's order: one query."""
-    return list(
-        CartItem.objects.filter(cart=cart)
-        .select_related(
-            "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
-        )
-        .order_by("created_at", "id")
-    )
+    return _LINES.instances(cart.pk)
 
 
 def upsert_line(

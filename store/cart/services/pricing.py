@@ -17,6 +17,7 @@ from decimal import Decimal
 from django.core.exceptions import ObjectDoesNotExist
 from django.utils import timezone
 
+from common.compiled import CompiledQuery
 from common.errors import ServiceError
 from store.cart.calculation import (
     PricedLine,
@@ -129,9 +130,20 @@ def _unit_price(item: CartItem, cart: Cart) -> Decimal:
     return price
 
 
+# The cart's coupons, read by every priced answer: compiled once per connection.
+_APPLIED = CompiledQuery(
+    lambda cart_id: (
+        CartCoupon.objects.filter(cart_id=cart_id)
+        .select_related("coupon")
+        .order_by("applied_at", "id")
+    ),
+    (-1,),
+    (-2,),
+)
+
+
 def _applied(cart: Cart) -> list[Coupon]:
-    links = CartCoupon.objects.filter(cart=cart).select_related("coupon")
-    return [link.coupon for link in links.order_by("applied_at", "id")]
+    return [link.coupon for link in _APPLIED.instances(cart.pk)]
 
 
 def address_of(cart: Cart | None) -> Location | None:

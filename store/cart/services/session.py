@@ -19,6 +19,7 @@ import logging
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from common.compiled import model_from_row
 from store.cart.models import Cart, CartCoupon, CartItem
 from store.cart.services.stock import stock_limit
 from store.cart.signals import cart_merging
@@ -110,8 +111,10 @@ def _update_returning(where: dict) -> Cart | None:
         f"UPDATE {qn(meta.db_table)} SET {qn(field.column)} = %s "  # noqa: S608
         f"WHERE {' AND '.join(conditions)} RETURNING {columns}"
     )
-    found = list(Cart.objects.raw(sql, params))
-    return found[0] if found else None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return model_from_row(Cart, row, connection.alias) if row is not None else None
 
 
 def _create(*, user) -> Cart:

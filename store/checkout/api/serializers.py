@@ -24,7 +24,6 @@ from store.checkout.services.checkout import (
     needs_shipping_address,
     shipping_address_of,
 )
-from store.checkout.services.complete import order_received_url
 from store.common.addresses import REQUIRED_ADDRESS, AddressSerializer, address_data
 from store.common.cart_session import CartHintField
 from store.common.formats import iso
@@ -32,6 +31,7 @@ from store.common.money import MoneyField, money_str
 from store.common.nonce import NonceAnswerSerializer
 from store.common.params import AliasedSerializer
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
+from store.orders.selectors import order_received_url
 from store.payments.gateways import CARD, GATEWAYS, OFFLINE
 
 # --- Input ---------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from store.cart.models import Cart
 from store.cart.services.session import cart_merge_on_login
 from store.checkout.models import EDITABLE, Checkout
 from store.common.errors import rule_broken
+from store.emails.services import checkout_signup
 from store.settings import selectors as store_settings
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -79,8 +80,9 @@ def checkout_account_create(
     if current_user is not None and current_user.is_authenticated:
         raise rule_broken("You are logged in already.", code="already_logged_in")
     address = normalize_email(email)
-    user = account_register(
-        email=address, password=password, name=name.strip() or address.split("@", 1)[0]
-    )
+    with checkout_signup():  # its verification e-mail is the store's new-account e-mail
+        user = account_register(
+            email=address, password=password, name=name.strip() or address.split("@", 1)[0]
+        )
     login(request, user, backend=BACKEND)
     return user, _after_login(user, token)

@@ -24,10 +24,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
-from common.email import send_templated_email
 from common.errors import Conflict, ServiceError
 from store.cart.models import Cart
 from store.cart.services.items import cart_empty
@@ -53,6 +51,7 @@ from store.common.money import from_cents, money
 from store.coupons import services as coupon_services
 from store.customers.models import Customer
 from store.customers.services import customer_for_email, customer_for_user
+from store.emails import services as email_services
 from store.inventory import services as inventory
 from store.orders import services as order_services
 from store.orders.choices import (
@@ -73,20 +72,6 @@ logger = logging.getLogger(__name__)
 class PaymentDeclined(ServiceError):
     status_code = 402
     default_code = "payment_declined"
-
-
-def order_received_url(
-    order: Order, *, base_url: str, config: dict | None = None, for_person: bool = False
-) -> str:
-    """The storefront's page when the settings name one, else the API's order-received URL
-    (`for_person`: the server-rendered page a person reads, store.pages, for the e-mail)."""
-    config = config or store_settings.get_all()
-    page = config["checkout"]["order_received_page"]
-    if page:
-        return page.format(order_id=order.pk, order_number=order.order_number, key=order.order_key)
-    route = "order-received-page" if for_person else "store-order-received"
-    path = reverse(route, kwargs={"order_id": order.pk})
-    return f"{base_url.rstrip('/')}{path}?key={order.order_key}"
 
 
 def _customer(checkout: Checkout) -> Customer:
@@ -217,32 +202,11 @@ def _completed(
 
 
 def send_order_emails(*, checkout: Checkout, order: Order, config: dict, base_url: str) -> None:
-    """The shopper's confirmation and the store's new-order notice (Celery, on commit)."""
-    gateway = payment_services.GATEWAYS.get(order.payment_method)
-    order = Order.objects.prefetch_related("items").get(pk=order.pk)
-    general = config["general"]
-    context = {
-        "order": order,
-        "items": list(order.items.all()),
-        "coupons": order.coupon_lines,
-        "store_name": general["store_name"],
-        "order_received_url": order_received_url(
-            order, base_url=base_url, config=config, for_person=True
-        ),
-        "payment_title": order.payment_method_title,
-        "instructions": gateway.instructions(config, order_number=order.order_number)
-        if gateway is not None and order.payment_status != PaymentStatus.PAID
-        else "",
-        "paid": order.payment_status == PaymentStatus.PAID,
-        "payment_due_at": checkout.payment_due_at,
-    }
-    to = checkout.email or order.billing_address.get("email")
-    if to:
-        send_templated_email(to=to, template="store_checkout/order_confirmation", context=context)
-    if general["store_email"]:
-        send_templated_email(
-            to=general["store_email"], template="store_checkout/new_order", context=context
-        )
+    """The shopper's confirmation and the store's new-order notice (store.emails: its
+    templates, recorded, sent by Celery on commit)."""
+    email_services.order_placed_emails(
+        order_id=order.pk, payment_due_at=checkout.payment_due_at, base_url=base_url
+    )
 
 
 def _card(gateway: Gateway | None, payment_data) -> Card | None:

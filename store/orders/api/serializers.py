@@ -18,6 +18,7 @@ from store.common.money import MoneyField, money_str
 from store.common.params import (
     AliasedSerializer,
     CaseInsensitiveChoiceField,
+    ChoiceListField,
     PageField,
     PerPageField,
 )
@@ -31,44 +32,22 @@ from store.orders.choices import (
     PaymentStatus,
     ShipmentStatus,
 )
+from store.orders.shapes import (  # noqa: F401 - the lists' shapes, used by this api's views
+    CustomerRefSerializer,
+    OrderPageSerializer,
+    OrderSummarySerializer,
+    order_summary,
+    order_summary_row,
+    page_body,
+    page_response,
+)
 from store.settings.sections import CURRENCY_CODES
 
 # --- Output -------------------------------------------------------------------------------------
 
 
-def _customer(order) -> dict | None:
-    customer = order.customer
-    if customer is None:
-        return None
-    return {
-        "id": customer.pk,
-        "email": customer.email,
-        "first_name": customer.first_name,
-        "last_name": customer.last_name,
-        "user_id": customer.user_id,
-    }
-
-
 def balance_due(order) -> Decimal:
     return max(order.total - (order.amount_paid - order.amount_refunded), Decimal(0))
-
-
-def order_summary(order) -> dict:
-    """A list entry."""
-    return {
-        "id": order.pk,
-        "order_number": order.order_number,
-        "status": order.status,
-        "payment_status": order.payment_status,
-        "fulfillment_status": order.fulfillment_status,
-        "currency": order.currency,
-        "total": money_str(order.total),
-        "item_count": order.item_count,
-        "customer_id": order.customer_id,
-        "customer": _customer(order),
-        "created_at": iso(order.created_at),
-        "updated_at": iso(order.updated_at),
-    }
 
 
 def order_totals(order) -> dict:
@@ -216,48 +195,7 @@ def order_detail(order, *, staff: bool = True) -> dict:
     return data
 
 
-def page_body(page, render) -> dict:
-    return {
-        "orders": [render(order) for order in page.items],
-        "total": page.total,
-        "page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages,
-    }
-
-
 # --- Output shapes (OpenAPI) --------------------------------------------------------------------
-
-
-class CustomerRefSerializer(serializers.Serializer):
-    id = IdField()
-    email = serializers.EmailField()
-    first_name = serializers.CharField()
-    last_name = serializers.CharField()
-    user_id = IdField(allow_null=True)
-
-
-class OrderSummarySerializer(serializers.Serializer):
-    id = IdField()
-    order_number = serializers.CharField(help_text="Made by the server, e.g. EC-000042.")
-    status = serializers.ChoiceField(choices=OrderStatus.choices)
-    payment_status = serializers.ChoiceField(choices=PaymentStatus.choices)
-    fulfillment_status = serializers.ChoiceField(choices=FulfillmentStatus.choices)
-    currency = serializers.CharField()
-    total = serializers.CharField(help_text="Decimal string.")
-    item_count = IntegerField(help_text="Units in the order.")
-    customer_id = IdField(allow_null=True)
-    customer = CustomerRefSerializer(allow_null=True)
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
-
-
-class OrderPageSerializer(serializers.Serializer):
-    orders = OrderSummarySerializer(many=True)
-    total = IntegerField()
-    page = IntegerField()
-    per_page = IntegerField()
-    total_pages = IntegerField()
 
 
 class OrderTotalsSerializer(serializers.Serializer):
@@ -461,28 +399,6 @@ class StatsSerializer(serializers.Serializer):
 
 
 # --- Input --------------------------------------------------------------------------------------
-
-
-class ChoiceListField(serializers.CharField):
-    """One value or several, comma-separated, each one of `choices`."""
-
-    def __init__(self, *, choices, **kwargs):
-        self.allowed = list(choices)
-        kwargs.setdefault("required", False)
-        kwargs.setdefault(
-            "help_text", f"One or several, comma-separated: {', '.join(self.allowed)}."
-        )
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        text = super().to_internal_value(data)
-        values = [v.strip().lower() for v in text.split(",") if v.strip()]
-        wrong = [v for v in values if v not in self.allowed]
-        if wrong:
-            raise serializers.ValidationError(
-                f"Unknown value(s) {', '.join(wrong)}; use {', '.join(self.allowed)}."
-            )
-        return list(dict.fromkeys(values))
 
 
 class OrderListQuerySerializer(serializers.Serializer):

@@ -34,7 +34,7 @@ from store.orders.services.common import AUDITED_FIELDS, order_for_update, order
 from store.orders.services.lines import resolve_lines
 from store.orders.services.stock import release_stock, schedule_release, take_stock
 from store.orders.services.totals import recalculate
-from store.orders.signals import order_released, order_reopened
+from store.orders.signals import order_released, order_reopened, order_status_changed
 from store.settings import selectors as store_settings
 
 MAX_ITEMS = 200
@@ -282,6 +282,9 @@ def order_status_set(
     elif holds_stock(old) and not holds_stock(status):
         order_released.send(sender=Order, order=order)
         schedule_release(order)
+    order_status_changed.send(
+        sender=Order, order=order, old=old, new=status, source=source, actor=actor
+    )
     return order
 
 

@@ -266,3 +266,37 @@ def test_my_orders_list_is_bounded_too(store_client, django_assert_max_num_queri
     with django_assert_max_num_queries(len(captured)):
         body = client.get(f"{API}/account/orders", {"per_page": 100}).json()
     assert len(body["orders"]) == 65
+
+
+# --- PostgreSQL writes the entries (common.pg_json): the same answer as the Python rows -------
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the JSON path is PostgreSQL's")
+def test_postgresql_entries_are_the_python_rows_entries(manager_client, customer):
+    from store.orders import selectors
+    from store.orders.api import serializers as s
+    from store.orders.models import Order
+
+    lamp = stocked(price="10.00")
+    with at("2026-03-01T10:00:00"):  # no fraction of a second: written without one
+        whole = make_order(line(lamp, 1), customer=None)
+    odd = CustomerFactory(
+        email="zoe@example.com", first_name='Zoë "Z" \\ Ω', last_name="\u2028line", user=customer
+    )
+    with at("2026-03-02T10:00:00.000120"):
+        fraction = make_order(line(lamp, 3), customer=odd, shipping_total="0.10")
+    Order.objects.filter(pk=whole.pk).update(customer=None)
+
+    body = manager_client.get(ORDERS, {"orderby": "id", "order": "asc"}).json()
+    rows = Order.objects.order_by("id").values_list(*selectors.LIST_COLUMNS)
+    assert body["orders"] == [s.order_summary_row(row) for row in rows]
+    assert [o["id"] for o in body["orders"]] == [whole.pk, fraction.pk]
+    assert body["orders"][0]["customer"] is None
+    assert body["orders"][0]["created_at"] == "2026-03-01T10:00:00Z"
+    assert body["orders"][1]["created_at"] == "2026-03-02T10:00:00.000120Z"
+    assert body["orders"][1]["total"] == "30.10"
+    # deep pages read their rows by id, through the same entries
+    deep = selectors.order_page({"page": 1, "per_page": 2, "orderby": "id", "order": "ASC"})
+    assert [row[0] for row in deep.items] == [
+        e[0] for e in Order.objects.order_by("id").values_list(selectors.list_entry_json())
+    ]

@@ -44,7 +44,7 @@ class AccountOrdersView(StoreAPIView):
             page=query["page"],
             per_page=query["per_page"],
         )
-        return Response(s.page_body(page, s.order_summary))
+        return s.page_response(page)
 
 
 class AccountOrderDetailView(StoreResourceView):

@@ -51,7 +51,7 @@ class OrderListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.OrderListQuerySerializer, request.query_params)
-        return Response(s.page_body(selectors.order_page(query), s.order_summary))
+        return s.page_response(selectors.order_page(query))
 
     @store_schema(
         summary="Create an order",

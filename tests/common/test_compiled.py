@@ -1,0 +1,168 @@
+"""common.compiled: fixed-shape queries compiled once per connection, run with new arguments."""
+
+from datetime import datetime
+
+import pytest
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import User
+from common.compiled import CompiledQuery, instance
+from tests.accounts.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+SAMPLE = ("sample@example.invalid", "Sample")
+OTHER = ("other@example.invalid", "Other")
+
+
+def by_email_and_name(email, name):
+    return User.objects.filter(email=email, name=name).values_list(
+        "id", "email", "date_joined", "is_active"
+    )
+
+
+def test_each_call_runs_the_sql_with_its_own_arguments_and_converts_the_columns():
+    alice = UserFactory(email="alice@example.com", name="Alice")
+    bob = UserFactory(email="bob@example.com", name="Bob", is_active=False)
+    query = CompiledQuery(by_email_and_name, SAMPLE, OTHER)
+
+    [row] = query.rows("alice@example.com", "Alice")
+    assert row[:2] == [alice.pk, "alice@example.com"]
+    assert isinstance(row[2], datetime)
+    assert row[2].tzinfo is not None
+    assert row[3] is True  # SQLite's 1 converted, as the ORM does
+    assert query.rows("alice@example.com", "Bob") == []
+    assert query.rows("bob@example.com", "Bob") == [
+        [bob.pk, "bob@example.com", bob.date_joined, False]
+    ]
+    assert query.rows("nobody@example.com", "Alice") == []
+
+
+def test_the_answers_are_the_orms():
+    UserFactory(email="carol@example.com", name="Carol")
+    query = CompiledQuery(by_email_and_name, SAMPLE, OTHER)
+    expected = [list(r) for r in by_email_and_name("carol@example.com", "Carol")]
+    assert len(expected) == 1
+    assert query.rows("carol@example.com", "Carol") == expected
+
+
+def test_one_query_per_call_and_the_compilation_is_kept():
+    UserFactory(email="dan@example.com", name="Dan")
+    query = CompiledQuery(by_email_and_name, SAMPLE, OTHER)
+    query.rows("dan@example.com", "Dan")
+    compiled = query._compiled[connections["default"]]
+    with CaptureQueriesContext(connection) as queries:
+        assert len(query.rows("dan@example.com", "Dan")) == 1
+    assert len(queries.captured_queries) == 1
+    assert query._compiled[connections["default"]] is compiled
+
+
+def test_a_parameter_the_arguments_do_not_give_is_refused_at_the_first_call():
+    # icontains sends "%x%", not the argument: the compiled SQL could not be refilled.
+    query = CompiledQuery(
+        lambda part: User.objects.filter(email__icontains=part).values_list("id"),
+        ("sample",),
+        ("other",),
+    )
+    with pytest.raises(AssertionError, match="not one of the arguments"):
+        query.rows("x")
+
+
+def test_an_argument_the_orm_writes_into_the_sql_is_refused():
+    # filter(is_active=True) compiles to WHERE "is_active": False would be answered as True.
+    query = CompiledQuery(
+        lambda email, active: User.objects.filter(email=email, is_active=active).values_list("id"),
+        ("sample@example.invalid", True),
+        ("other@example.invalid", False),
+    )
+    with pytest.raises(AssertionError, match=r"not a parameter|changes with the arguments"):
+        query.rows("x@example.com", False)
+
+
+def test_sample_arguments_must_be_distinct():
+    with pytest.raises(ValueError, match="distinct"):
+        CompiledQuery(by_email_and_name, ("same", "same"), OTHER)
+    with pytest.raises(ValueError, match="differ"):
+        CompiledQuery(by_email_and_name, SAMPLE, (SAMPLE[0], "Other"))
+
+
+def test_constants_of_the_query_stay_and_only_the_arguments_change():
+    UserFactory(email="gil@example.com", name="Gil", type="reseller")
+    UserFactory(email="hal@example.com", name="Hal", type="developer")
+    query = CompiledQuery(
+        lambda email: User.objects.filter(email=email, type="reseller").values_list("name"),
+        ("sample@example.invalid",),
+        ("other@example.invalid",),
+    )
+    assert query.rows("gil@example.com") == [["Gil"]]
+    assert query.rows("hal@example.com") == []  # the constant "reseller" still applies
+
+
+def test_an_argument_used_twice_fills_both_places():
+    user = UserFactory(email="erin@example.com")
+    query = CompiledQuery(
+        lambda pk: User.objects.filter(id=pk, pk__gte=pk).values_list("email"), (-1,), (-2,)
+    )
+    assert query.rows(user.pk) == [["erin@example.com"]]
+
+
+def test_instance_makes_a_saved_model_instance():
+    user = UserFactory(email="fay@example.com")
+    names = [f.attname for f in User._meta.concrete_fields]
+    values = list(User.objects.filter(pk=user.pk).values_list(*names).get())
+    made = instance(User, names, values, "default")
+    assert made.pk == user.pk
+    assert made.email == "fay@example.com"
+    assert made._state.adding is False
+    assert made._state.db == "default"
+
+
+def test_instances_are_the_orms_with_what_they_select_related(django_assert_num_queries):
+    from accounts.models import AppPassword
+
+    owner = UserFactory(email="ivy@example.com", name="Ivy")
+    first = AppPassword.objects.create(user=owner, name="first", password_hash="a" * 64)
+    second = AppPassword.objects.create(user=owner, name="second", password_hash="b" * 64)
+    AppPassword.objects.create(user=UserFactory(), name="other", password_hash="c" * 64)
+    query = CompiledQuery(
+        lambda user_id: (
+            AppPassword.objects.filter(user_id=user_id).select_related("user").order_by("id")
+        ),
+        (-1,),
+        (-2,),
+    )
+    query.instances(owner.pk)  # compiled
+    with django_assert_num_queries(1):
+        made = query.instances(owner.pk)
+        assert [p.pk for p in made] == [first.pk, second.pk]
+        assert [p.user.email for p in made] == ["ivy@example.com"] * 2  # no query: selected
+    assert made[0]._state.adding is False
+    assert made[0].created_at == first.created_at
+    assert query.instances(-5) == []
+
+
+def test_instances_of_a_values_query_are_refused():
+    query = CompiledQuery(by_email_and_name, SAMPLE, OTHER)
+    with pytest.raises(TypeError, match="model instances"):
+        query.instances("x@example.com", "X")
+
+
+def test_model_from_row_converts_as_the_orm_does():
+    from common.compiled import model_from_row
+
+    user = UserFactory(email="jo@example.com", name="Jo")
+    names = [f.column for f in User._meta.concrete_fields]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(names)} FROM {User._meta.db_table} WHERE id = %s",  # noqa: S608
+            [user.pk],
+        )
+        row = cursor.fetchone()
+    made = model_from_row(User, row, "default")
+    assert made.pk == user.pk
+    assert made.email == "jo@example.com"
+    assert made.date_joined == user.date_joined  # an aware datetime on SQLite too
+    assert made.is_active is True
+    assert made._state.adding is False
