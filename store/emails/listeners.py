@@ -7,8 +7,8 @@ from store.orders.models import Order
 from store.orders.signals import order_status_changed
 
 
-def _status_changed(sender, *, order, old, new, source, **kwargs) -> None:
-    services.order_status_email(order=order, old=old, new=new, source=source)
+def _status_changed(sender, *, order, old, new, source, change=None, **kwargs) -> None:
+    services.order_status_email(order=order, old=old, new=new, source=source, change=change)
 
 
 def connect() -> None:

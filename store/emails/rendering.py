@@ -16,6 +16,7 @@ error there, as is a SecurityError); each problem is named.
 
 from __future__ import annotations
 
+import functools
 import html as html_lib
 import re
 from dataclasses import dataclass
@@ -193,8 +194,15 @@ def _parse(source: str, *, html: bool):
     return env, tree
 
 
-def _render(env: EmailEnvironment, source: str, context: dict) -> str:
-    template = env.from_string(source)
+@functools.lru_cache(maxsize=256)
+def _compiled(html: bool, strict: bool, source: str):
+    """A template compiled once per process and source (compiling costs far more than
+    rendering; the same few templates are sent again and again)."""
+    return _env(html=html, strict=strict).from_string(source)
+
+
+def _render(source: str, context: dict, *, html: bool, strict: bool) -> str:
+    template = _compiled(html, strict, source)
     out, size = [], 0
     for chunk in template.generate(context):
         size += len(chunk)
@@ -206,9 +214,8 @@ def _render(env: EmailEnvironment, source: str, context: dict) -> str:
 
 def render_part(source: str, context: dict, *, html: bool, strict: bool = False) -> str:
     """One template rendered; TemplateProblem names what went wrong."""
-    env = _env(html=html, strict=strict)
     try:
-        return _render(env, source, context)
+        return _render(source, context, html=html, strict=strict)
     except SecurityError as exc:
         raise TemplateProblem(f"Not allowed in a template: {exc}") from None
     except UndefinedError as exc:

@@ -24,6 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from common import outbox
+from common.errors import NotFound
 from common.models import DoneMarker
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, rule_broken
@@ -32,8 +33,8 @@ from store.emails import rendering, selectors, types
 from store.emails.models import EmailStatus, EmailTemplate, SentEmail
 from store.emails.rendering import Rendered, TemplateProblem
 from store.emails.types import EmailType
-from store.orders.choices import OrderSource
-from store.orders.models import Order
+from store.orders.choices import HistoryField, OrderSource
+from store.orders.models import Order, OrderStatusChange
 from store.settings import selectors as store_settings
 from store.settings import services as settings_services
 
@@ -350,14 +351,49 @@ def order_placed_emails(*, order_id: int, payment_due_at=None, base_url: str) ->
     return sent
 
 
-def order_status_email(*, order: Order, old: str, new: str, source: str) -> SentEmail | None:
-    """An order moved to `new`: its status e-mail, if the move has one. The checkout's own
-    moves (placing, paying) are covered by the order confirmation and send nothing here."""
+STATUS_TASK = "store_emails.order_status"
+
+
+def order_status_email(*, order: Order, old: str, new: str, source: str, change=None) -> bool:
+    """An order moved to `new`: its status e-mail, if the move has one and the type is on,
+    is enqueued (answers whether). The `store_emails.order_status` task renders and records
+    it after the commit (order_status_email_send): the move does not wait for the rendering.
+    The checkout's own moves (placing, paying) are covered by the order confirmation."""
     email_type = types.BY_STATUS.get(new)
-    if email_type is None or old == new or source == OrderSource.CHECKOUT:
+    if email_type is None or old == new or source == OrderSource.CHECKOUT or change is None:
+        return False
+    if not selectors.is_enabled(email_type, store_settings.get_all()):
+        return False
+    outbox.enqueue(STATUS_TASK, kwargs={"change_id": change.pk})
+    return True
+
+
+@transaction.atomic
+def order_status_email_send(*, change_id: int) -> SentEmail | None:
+    """Render, record and enqueue the e-mail of one status change (the task's work), once: a
+    redelivered task finds the marker and does nothing. The order's data are read now, with
+    the status of the change; None when the change has no e-mail, the type is off now, the
+    order has nobody to send it to or it is gone."""
+    change = (
+        OrderStatusChange.objects.filter(pk=change_id, field=HistoryField.STATUS)
+        .values("order_id", "to_value")
+        .first()
+    )
+    email_type = types.BY_STATUS.get(change["to_value"]) if change else None
+    if email_type is None:
+        return None
+    try:
+        with transaction.atomic():
+            DoneMarker.objects.create(key=f"store-status-email:{change_id}")
+    except IntegrityError:
+        logger.info("status e-mail of change %s already recorded; skipping", change_id)
         return None
     config = store_settings.get_all()
-    order = selectors.order_for_email(order.pk)
+    try:
+        order = selectors.order_for_email(change["order_id"])
+    except NotFound:
+        return None
+    order.status = change["to_value"]  # the e-mail tells of this move, whatever came after
     return order_email_send(
         email_type=email_type, order=order, config=config, payment_due_at=_payment_due_at(order)
     )

@@ -309,21 +309,48 @@ def order_page(query: dict) -> Page:
     return Page(items=items, page=page, per_page=per_page, total=total)
 
 
+# The order's body shows its latest status changes (oldest first); an order moved back and
+# forth for years keeps a bounded answer. The admin shows the whole history.
+HISTORY_SHOWN = 100
+
+
 def _full() -> QuerySet:
     return Order.objects.select_related("customer").prefetch_related(
         "items",
         "payments",
         Prefetch("shipments", queryset=Shipment.objects.prefetch_related("items")),
-        Prefetch("history", queryset=OrderStatusChange.objects.select_related("actor")),
     )
 
 
 def order_get(order_id: int) -> Order:
-    """The full order (items, payments, shipments, history); 404 order_not_found."""
+    """The full order (items, payments, shipments, its latest status changes as
+    `recent_history`: history_rows); 404 order_not_found."""
     order = _full().filter(pk=order_id).first()
     if order is None:
         raise not_found("order", order_id)
+    order.recent_history = history_rows(order.pk)
     return order
+
+
+def history_rows(order_id: int) -> list[dict]:
+    """The order's latest status changes (at most HISTORY_SHOWN), oldest first, as plain rows
+    (id, field, from_value, to_value, note, source, actor__email, created_at)."""
+    rows = list(
+        OrderStatusChange.objects.filter(order_id=order_id)
+        .order_by("-created_at", "-id")
+        .values(
+            "id",
+            "field",
+            "from_value",
+            "to_value",
+            "note",
+            "source",
+            "actor__email",
+            "created_at",
+        )[:HISTORY_SHOWN]
+    )
+    rows.reverse()
+    return rows
 
 
 def orders_of_user(user, query: dict) -> QuerySet:

@@ -6,8 +6,9 @@ listener's writes commit or roll back with it. The checkout listens to count cou
 - `order_released`: the order stopped holding what it was sold with: it moved into cancelled,
   refunded or failed, or it is being deleted while live.
 - `order_reopened`: a cancelled, refunded or failed order became live again.
-- `order_status_changed`: the order moved from `old` to `new` (with `source`, `actor`); the
-  store's e-mails send the status e-mail (on commit, through the outbox).
+- `order_status_changed`: the order moved from `old` to `new` (with `source`, `actor` and
+  `change`, the history row); the store's e-mails enqueue the status e-mail (rendered and
+  sent by a task after the commit, through the outbox).
 """
 
 from django.dispatch import Signal

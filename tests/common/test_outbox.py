@@ -14,8 +14,9 @@ import pytest
 import time_machine
 from celery.app.task import Task
 from django.core import mail
-from django.db import connections, transaction
+from django.db import connection, connections, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -63,6 +64,32 @@ def test_a_task_is_sent_when_the_transaction_commits(on_commit, ran):
     assert row.sent_at is not None
     assert row.payload == b""  # the arguments are not kept once sent
     assert (row.attempts, row.last_error, row.claimed_until) == (0, "", None)
+
+
+def test_the_tasks_of_one_transaction_are_claimed_and_marked_together(on_commit, ran):
+    with CaptureQueriesContext(connection) as queries, on_commit(), transaction.atomic():
+        for _ in range(3):
+            outbox.enqueue(PING)
+    assert len(ran) == 3
+    assert not OutboxMessage.objects.filter(sent_at__isnull=True).exists()
+    updates = [q["sql"] for q in queries.captured_queries if q["sql"].lstrip().startswith("UPDATE")]
+    assert len(updates) == 2, updates  # one claim and one mark for the three rows
+
+
+def test_a_task_of_a_rolled_back_savepoint_is_not_sent_and_the_rest_are(on_commit, ran):
+    def part_that_fails():
+        with transaction.atomic():
+            outbox.enqueue(PING)
+            raise RuntimeError("this part failed")
+
+    with on_commit(), transaction.atomic():
+        outbox.enqueue(PING)
+        with pytest.raises(RuntimeError):
+            part_that_fails()
+        outbox.enqueue(PING)
+    assert len(ran) == 2
+    assert OutboxMessage.objects.count() == 2
+    assert not OutboxMessage.objects.filter(sent_at__isnull=True).exists()
 
 
 def test_a_rolled_back_transaction_leaves_nothing_and_sends_nothing(on_commit, ran):

@@ -22,6 +22,7 @@ from store.common.params import (
     PageField,
     PerPageField,
 )
+from store.orders import selectors
 from store.orders.choices import (
     FulfillmentStatus,
     HistoryField,
@@ -137,16 +138,17 @@ def shipment_data(shipment, *, order=None) -> dict:
     return data
 
 
-def history_data(change) -> dict:
+def history_data(change: dict) -> dict:
+    """One row of selectors.history_rows."""
     return {
-        "id": change.pk,
-        "field": change.field,
-        "from": change.from_value or None,
-        "to": change.to_value,
-        "note": change.note,
-        "source": change.source,
-        "actor": change.actor.email if change.actor_id else None,
-        "created_at": iso(change.created_at),
+        "id": change["id"],
+        "field": change["field"],
+        "from": change["from_value"] or None,
+        "to": change["to_value"],
+        "note": change["note"],
+        "source": change["source"],
+        "actor": change["actor__email"],
+        "created_at": iso(change["created_at"]),
     }
 
 
@@ -159,6 +161,12 @@ def coupon_lines_data(order) -> list[dict]:
         }
         for line in order.coupon_lines or []
     ]
+
+
+def status_history(order) -> list[dict]:
+    """The latest changes, oldest first: what order_get read, or read now."""
+    recent = getattr(order, "recent_history", None)
+    return recent if recent is not None else selectors.history_rows(order.pk)
 
 
 def order_detail(order, *, staff: bool = True) -> dict:
@@ -189,7 +197,7 @@ def order_detail(order, *, staff: bool = True) -> dict:
                 "order_key": order.order_key,
                 "source": order.source,
                 "payments": [payment_data(p) for p in order.payments.all()],
-                "status_history": [history_data(h) for h in order.history.all()],
+                "status_history": [history_data(h) for h in status_history(order)],
             }
         )
     return data

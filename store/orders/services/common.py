@@ -72,8 +72,8 @@ def record(
     actor=None,
     source: str = OrderSource.API,
     note: str = "",
-) -> None:
-    OrderStatusChange.objects.create(
+) -> OrderStatusChange:
+    return OrderStatusChange.objects.create(
         order=order,
         field=field,
         from_value=old or "",

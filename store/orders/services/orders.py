@@ -272,7 +272,7 @@ def order_status_set(
         order.completed_at = timezone.now()
         fields.append("completed_at")
     order.save(update_fields=fields)
-    record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
+    change = record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
     trail.record(note=note)
     # Listeners (coupon uses) run before the stock is locked: the lock order stays
     # order, coupons, products, levels.
@@ -283,7 +283,7 @@ def order_status_set(
         order_released.send(sender=Order, order=order)
         schedule_release(order)
     order_status_changed.send(
-        sender=Order, order=order, old=old, new=status, source=source, actor=actor
+        sender=Order, order=order, old=old, new=status, source=source, actor=actor, change=change
     )
     return order
 

@@ -9,6 +9,7 @@ from django.core import mail
 from django.db import transaction
 
 from accounts import services as account_services
+from common import outbox
 from common.models import OutboxMessage
 from config.celery import app as celery_app
 from store.customers.services import customer_for_user
@@ -17,6 +18,7 @@ from store.emails import types
 from store.emails.models import SentEmail
 from store.orders import services as order_services
 from store.orders.choices import OrderSource
+from store.orders.models import OrderStatusChange
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
 from tests.store.checkout.helpers import Shop, complete, started
@@ -169,6 +171,7 @@ def test_a_customised_template_that_fails_with_real_data_falls_back_to_the_defau
 def test_the_task_sends_once_and_records_a_failure(db, monkeypatch):
     order = an_order("processing")
     order_services.order_status_set(order_id=order.pk, status="completed")  # queued, no commit
+    render_status_emails()
     row = SentEmail.objects.get()
     kwargs = {
         "email_id": row.pk,
@@ -212,12 +215,37 @@ def test_the_task_of_a_deleted_row_still_sends_once(db):
     assert len(mail.outbox) == 1
 
 
-def test_a_message_is_queued_in_the_outbox_and_the_log_until_the_commit(db):
+def render_status_emails() -> list:
+    """Run the status e-mail tasks that wait in the outbox, as a worker would."""
+    task = celery_app.tasks["store_emails.order_status"]
+    waiting = OutboxMessage.objects.filter(task="store_emails.order_status", sent_at__isnull=True)
+    return [task.apply(kwargs=outbox._open(row.payload)[1]).get() for row in waiting]
+
+
+def test_a_status_move_only_enqueues_its_e_mail_the_task_renders_it_after_the_commit(db):
     order = an_order("processing")
     order_services.order_status_set(order_id=order.pk, status="completed")  # no commit here
     assert mail.outbox == []
+    assert log() == []  # nothing rendered in the move's transaction
+    [waiting] = OutboxMessage.objects.filter(sent_at__isnull=True)
+    assert waiting.task == "store_emails.order_status"
+    render_status_emails()
     assert log() == [("order_completed", "ana@example.com", "queued")]
     assert OutboxMessage.objects.filter(task="store_emails.send", sent_at__isnull=True).count() == 1
+
+
+def test_the_status_task_records_once_per_move_and_tells_of_that_move(db):
+    order = an_order("processing")
+    order_services.order_status_set(order_id=order.pk, status="cancelled")
+    change = OrderStatusChange.objects.filter(order=order).latest("id")
+    order_services.order_status_set(order_id=order.pk, status="processing")  # moved on since
+    task = celery_app.tasks["store_emails.order_status"]
+    first = task.apply(kwargs={"change_id": change.pk}).get()
+    assert task.apply(kwargs={"change_id": change.pk}).get() is None  # a redelivery
+    row = SentEmail.objects.get(pk=first)
+    assert (row.type, row.order_id) == ("order_cancelled", order.pk)
+    assert "was cancelled" in row.subject
+    assert task.apply(kwargs={"change_id": 999_999}).get() is None  # no such change
 
 
 # --- Account e-mails --------------------------------------------------------------------------

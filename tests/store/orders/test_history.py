@@ -162,3 +162,26 @@ def test_a_refused_change_leaves_no_entry(manager_client, order):
     )
     assert response.status_code == 409
     assert history(order) == before
+
+
+def test_the_order_body_shows_the_latest_status_changes_oldest_first(manager_client, order):
+    from store.orders.models import OrderStatusChange
+    from store.orders.selectors import HISTORY_SHOWN
+
+    start = timezone.now()
+    OrderStatusChange.objects.bulk_create(
+        OrderStatusChange(
+            order=order,
+            field="status",
+            from_value="processing",
+            to_value="on_hold",
+            note=f"move {n}",
+            created_at=start + timedelta(seconds=n),
+        )
+        for n in range(HISTORY_SHOWN + 5)
+    )
+    body = manager_client.get(f"{API}/orders/{order.pk}").json()
+    notes = [h["note"] for h in body["status_history"]]
+    assert len(notes) == HISTORY_SHOWN == 100
+    assert notes[0] == "move 5"
+    assert notes[-1] == f"move {HISTORY_SHOWN + 4}"
