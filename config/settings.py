@@ -67,6 +67,7 @@ INSTALLED_APPS += [
     "store.customers",
     "store.orders",
     "store.shipping",
+    "store.courier",
     "store.tax",
     "store.coupons",
     "store.cart",
@@ -510,6 +511,17 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "OrderEmailTypeEnum": "store.emails.types.ORDER_EMAIL_TYPE_CHOICES",
     }
 )
+
+# Courier vouchers (issue 13). The sandbox courier collects nothing: it works in development
+# (DEBUG) and wherever this is set (a staging site); elsewhere it answers 409. The real couriers'
+# endpoints and the time one call may take (an unreachable courier answers 502).
+COURIER_SANDBOX_ALLOWED = env_bool("COURIER_SANDBOX_ALLOWED", DEBUG)
+COURIER_ACS_API_URL = env_str(
+    "COURIER_ACS_API_URL", "https://webservices.acscourier.net/ACSRestServices/api/ACSAutoRest"
+)
+COURIER_HTTP_TIMEOUT = env_int("COURIER_HTTP_TIMEOUT", 10, minimum=1)
+# A TrueType font for labels (empty: DejaVu Sans when installed, else Helvetica).
+COURIER_LABEL_FONT = env_str("COURIER_LABEL_FONT")
 
 # --- E-mail -----------------------------------------------------------------------------------
 

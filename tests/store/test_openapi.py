@@ -52,6 +52,20 @@ EMAIL_PATHS = {
 }
 
 # Issue 12: customers and my account.
+# Issue 13: the Courier group and an order's courier routes.
+COURIER_PATHS = {
+    "/courier/{provider}/test-connection",
+    "/courier/{provider}/create-voucher",
+    "/courier/{provider}/label/{voucher}",
+    "/courier/{provider}/cancel/{voucher}",
+    "/courier/{provider}/track/{voucher}",
+    "/courier/pickup-list",
+    "/courier/settings",
+    "/orders/{order_id}/courier/create-voucher",
+    "/orders/{order_id}/courier/label/{shipment_id}",
+    "/orders/{order_id}/courier/track/{shipment_id}",
+    "/orders/{order_id}/courier/cancel/{shipment_id}",
+}
 CUSTOMER_PATHS = {
     "/customers",
     "/customers/{customer_id}",
@@ -178,6 +192,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | CART_AND_COUPON_PATHS
         | CHECKOUT_PATHS
         | CUSTOMER_PATHS
+        | COURIER_PATHS
         | EMAIL_PATHS
         | MANAGERS_AND_DASHBOARD_PATHS
         == set(schema["paths"])
