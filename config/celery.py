@@ -56,6 +56,11 @@ app.conf.beat_schedule = {
         "task": "store_orders.release_due",
         "schedule": 60.0,
     },
+    # Store courier: the open vouchers' tracking is read again (shipments and fulfilment follow).
+    "store-courier-refresh-tracking": {
+        "task": "store_courier.refresh_tracking",
+        "schedule": crontab(minute="*/15"),
+    },
     # Store: idle carts are deleted; coupon holds of abandoned checkouts are released.
     "store-purge-stale-carts": {
         "task": "store_cart.purge_stale_carts",

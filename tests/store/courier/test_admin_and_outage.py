@@ -115,3 +115,10 @@ def test_courier_routes_answer_while_redis_is_out(redis_cache, kind):  # noqa: F
     assert elapsed() < 12  # each call bounded by the cache's breaker, never hanging
     order.refresh_from_db()
     assert order.shipments.get().tracking_number == ""
+
+
+def test_the_beat_refreshes_the_open_vouchers_tracking():
+    from config.celery import app
+
+    tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert "store_courier.refresh_tracking" in tasks
