@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("store.emails.api.urls")),
     path("", include("store.reports.api.urls")),
     path("", include("store.courier.api.urls")),
+    path("", include("store.shipping.api.urls")),
 ]

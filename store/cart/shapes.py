@@ -17,7 +17,7 @@ from store.catalog.choices import StockStatus
 from store.common.money import from_cents, money_str
 from store.coupons.models import DiscountType
 from store.shipping.models import MethodType
-from store.tax.calculation import tax_cents
+from store.shipping.shapes import QuoteSerializer, quote_data
 
 
 def _image(item) -> str | None:
@@ -87,7 +87,7 @@ def method_data(state: CartState) -> dict | None:
         "id": quote.method.pk,
         "type": quote.method.type,
         "title": quote.method.title,
-        "cost": money_str(from_cents(0 if state.free_shipping else quote.cost)),
+        "cost": money_str(from_cents(quote.cost)),
     }
 
 
@@ -136,23 +136,9 @@ def cart_data(state: CartState, *, notices: list[dict] | None = None) -> dict:
 
 def shipping_methods_data(state: CartState) -> dict:
     chosen = state.method.method.pk if state.method is not None else None
-    methods = []
-    for quote in state.quotes:
-        cost = 0 if state.free_shipping else quote.cost
-        rates = state.shipping_rates if quote.method.taxable else ()
-        methods.append(
-            {
-                "id": quote.method.pk,
-                "type": quote.method.type,
-                "title": quote.method.title,
-                "description": quote.method.description,
-                "cost": money_str(from_cents(cost)),
-                "tax": money_str(
-                    from_cents(tax_cents(cost, rates, inclusive=state.prices_include_tax))
-                ),
-                "selected": quote.method.pk == chosen,
-            }
-        )
+    methods = [  # cost and tax from store.shipping.selectors.shipping_for
+        {**quote_data(quote), "selected": quote.method.pk == chosen} for quote in state.quotes
+    ]
     location = state.location
     return {
         "methods": methods,
@@ -256,13 +242,7 @@ class CartSummaryBodySerializer(serializers.Serializer):
     cart = CartSummarySerializer()
 
 
-class ShippingMethodEntrySerializer(serializers.Serializer):
-    id = IdField()
-    type = serializers.ChoiceField(choices=MethodType.choices)
-    title = serializers.CharField()
-    description = serializers.CharField()
-    cost = serializers.CharField(help_text="For this cart, as prices are entered.")
-    tax = serializers.CharField(help_text="Tax on that cost.")
+class ShippingMethodEntrySerializer(QuoteSerializer):
     selected = serializers.BooleanField(help_text="The method counted in the cart's totals.")
 
 

@@ -12,6 +12,7 @@ A free-shipping coupon makes whichever method is chosen cost nothing (the cart a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -25,6 +26,21 @@ class Package:
     item_count: int  # the sum of the quantities
     weight: Decimal  # in the store's weight unit (general.weight_unit)
     free_shipping_coupon: bool = False
+
+
+def package_of(
+    lines: Iterable[tuple[int, int, Decimal]], *, discount: int = 0, free_shipping_coupon=False
+) -> Package:
+    """The package of some lines, each (total in cents as entered, quantity, unit weight);
+    `discount`: the coupons' cut off the items (cents). The cart and POST /shipping/calculate
+    both weigh and count with this."""
+    lines = list(lines)
+    return Package(
+        items_total=sum(total for total, _quantity, _weight in lines) - discount,
+        item_count=sum(quantity for _total, quantity, _weight in lines),
+        weight=sum((weight * quantity for _total, quantity, weight in lines), Decimal(0)),
+        free_shipping_coupon=free_shipping_coupon,
+    )
 
 
 def weight_brackets(rates) -> list[tuple[Decimal, int]]:

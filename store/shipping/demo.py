@@ -1,10 +1,10 @@
-"""Demo shipping zones and methods for `manage.py seed_demo` (idempotent by zone name)."""
+"""Demo shipping zones and methods for `manage.py seed_demo` (idempotent by zone name),
+written through the services (the routes' rules)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
-from store.shipping.models import ShippingMethod, ShippingZone, ShippingZoneLocation
+from store.shipping import services
+from store.shipping.models import ShippingZone
 from store.tax.selectors import eu_vat_table
 
 # The other EU member states, from the EU VAT data the project ships.
@@ -17,11 +17,11 @@ ZONES = [
         False,
         [("region", "GR:I")],
         [
-            ("flat_rate", "Courier (next day)", {"cost": Decimal("2.50")}),
+            ("flat_rate", "Courier (next day)", {"cost": "2.50"}),
             (
                 "free_shipping",
                 "Free delivery",
-                {"min_amount": Decimal("30"), "requires": "min_amount"},
+                {"min_amount": "30", "requires": "min_amount"},
             ),
             ("local_pickup", "Pick up at our Athens shop", {}),
         ],
@@ -32,8 +32,8 @@ ZONES = [
         False,
         [("country", "GR")],
         [
-            ("flat_rate", "Courier", {"cost": Decimal("3.50")}),
-            ("free_shipping", "Free delivery", {"min_amount": Decimal("50"), "requires": "either"}),
+            ("flat_rate", "Courier", {"cost": "3.50"}),
+            ("free_shipping", "Free delivery", {"min_amount": "50", "requires": "either"}),
         ],
     ),
     (
@@ -60,7 +60,7 @@ ZONES = [
         0,
         True,
         [],
-        [("flat_rate", "International courier", {"cost": Decimal("25.00")})],
+        [("flat_rate", "International courier", {"cost": "25.00"})],
     ),
 ]
 
@@ -68,15 +68,26 @@ ZONES = [
 def seed() -> list[str]:
     lines = []
     for name, order, fallback, locations, methods in ZONES:
-        zone, created = ShippingZone.objects.get_or_create(
-            name=name, defaults={"sort_order": order, "is_fallback": fallback}
-        )
-        if created:
-            for kind, code in locations:
-                ShippingZoneLocation.objects.create(zone=zone, type=kind, code=code)
-            for position, (kind, title, fields) in enumerate(methods):
-                ShippingMethod.objects.create(
-                    zone=zone, type=kind, title=title, sort_order=position, **fields
+        zone = ShippingZone.objects.filter(name=name).first()
+        if zone is None:
+            regions = [{"type": kind, "code": code} for kind, code in locations]
+            zone = services.zone_create(
+                fields={
+                    "name": name,
+                    "sort_order": order,
+                    "is_fallback": fallback,
+                    "regions": regions,
+                }
+            )
+            for position, (kind, title, settings) in enumerate(methods):
+                services.method_create(
+                    zone_id=zone.pk,
+                    fields={
+                        "type": kind,
+                        "title": title,
+                        "sort_order": position,
+                        "settings": settings,
+                    },
                 )
         titles = ", ".join(zone.methods.values_list("title", flat=True))
         lines.append(f"  Zone {zone.name}: {titles}")

@@ -39,7 +39,7 @@ from store.coupons.models import Coupon
 from store.coupons.rules import CouponTerms, check_basket, check_combination
 from store.settings import selectors as store_settings
 from store.shipping import selectors as shipping_selectors
-from store.shipping.calculation import Package
+from store.shipping.calculation import package_of
 from store.shipping.selectors import Quote
 from store.tax import selectors as tax_selectors
 from store.tax.models import STANDARD
@@ -266,32 +266,25 @@ def cart_state(
     cuts = coupon_cuts(lines, [terms for _coupon, terms in kept])
     free_shipping = any(terms.free_shipping for _coupon, terms in kept)
     cut_total = sum(sum(line_cuts.values()) for _terms, line_cuts in cuts)
-    package = Package(
-        items_total=sum(line.total for line in lines) - cut_total,
-        item_count=sum(line.quantity for line in lines),
-        weight=sum((line.weight * line.quantity for line in lines), Decimal(0)),
+    package = package_of(
+        ((line.total, line.quantity, line.weight) for line in lines),
+        discount=cut_total,
         free_shipping_coupon=free_shipping,
     )
-    zone = shipping_selectors.zone_for(shipping_location)
-    quotes = shipping_selectors.quotes(zone, package)
+    # The one shipping calculation (POST /shipping/calculate answers the same figures).
+    shipping = shipping_selectors.shipping_for(
+        shipping_location, package, tax_location=location, config=config
+    )
+    quotes = shipping.quotes
     method = None
     if lines:
         chosen = cart.shipping_method_id if cart is not None else None
         method = next((q for q in quotes if q.method.pk == chosen), None) or (
             quotes[0] if quotes else None
         )
-    shipping_rates: tuple = ()
-    if tax["shipping_taxable"] and quotes:
-        shipping_class = tax["shipping_tax_class"]
-        shipping_rates = tax_selectors.rates_for(
-            location, {shipping_class}, shipping=True, config=config
-        )[shipping_class]
     charge = None
     if method is not None:
-        charge = ShippingCharge(
-            cost=0 if free_shipping else method.cost,
-            rates=shipping_rates if method.method.taxable else (),
-        )
+        charge = ShippingCharge(cost=method.cost, rates=method.rates)
 
     amounts = calculate(lines, cuts, charge, inclusive=inclusive)
     totals = {key: from_cents(value) for key, value in amounts.as_dict().items()}
@@ -308,7 +301,7 @@ def cart_state(
         location=shipping_location,
         quotes=quotes,
         method=method,
-        shipping_rates=shipping_rates,
+        shipping_rates=shipping.rates,
         free_shipping=free_shipping,
         prices_include_tax=inclusive,
         currency=config["currency"]["currency"],

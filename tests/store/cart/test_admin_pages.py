@@ -182,25 +182,26 @@ def test_methods_are_checked(staff, rows):
         "title": "M",
         "enabled": "on",
         "sort_order": "0",
-        "cost": "0",
-        "cost_per_item": "0",
-        "requires": "none",
-        "weight_rates": "[]",
         "taxable": "on",
     }
+    # The settings are one JSON field, checked against the type (store.shipping.types).
     bad = [
-        {"type": "free_shipping", "requires": "min_amount"},
-        {"type": "weight_based"},
+        {"type": "free_shipping", "settings": '{"requires": "min_amount"}'},
+        {"type": "weight_based", "settings": "{}"},
         {
             "type": "weight_based",
-            "weight_rates": '[{"max_weight": "5", "cost": "1"}, {"max_weight": "2", "cost": "1"}]',
+            "settings": '{"weight_rates": [{"max_weight": "5", "cost": "1"}, '
+            '{"max_weight": "2", "cost": "1"}]}',
         },
-        {"type": "flat_rate", "weight_rates": '[{"max_weight": "5", "cost": "1"}]'},
+        {"type": "flat_rate", "settings": '{"weight_rates": [{"max_weight": "5", "cost": "1"}]}'},
     ]
     for fields in bad:
         assert staff.post(url, {**base, **fields}).status_code == 200, fields
     assert ShippingMethod.objects.count() == 1
-    good = {"type": "weight_based", "weight_rates": '[{"max_weight": "2", "cost": "4.00"}]'}
+    good = {
+        "type": "weight_based",
+        "settings": '{"weight_rates": [{"max_weight": "2", "cost": "4.00"}]}',
+    }
     assert staff.post(url, {**base, **good}).status_code == 302
     assert ShippingMethod.objects.count() == 2
 
