@@ -75,8 +75,9 @@ class _LimitField(StrictDecimalField):
     def __init__(self, **kwargs):
         super().__init__(max_digits=12, decimal_places=2, default="0.00", **kwargs)
 
-    def to_internal_value(self, data):
-        return str(super().to_internal_value(data))
+    def run_validation(self, data=serializers.empty):
+        value = super().run_validation(data)
+        return str(value) if value is not None else value
 
 
 class _CountryField(serializers.RegexField):

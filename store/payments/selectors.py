@@ -39,13 +39,6 @@ def active_config(gateway_id: str) -> GatewayConfig | None:
     return GatewayConfig.objects.filter(gateway=gateway_id, active=True).first()
 
 
-def provider_available(gateway_id: str) -> bool:
-    """A gateway can take payments here: an active config, or the sandbox is allowed."""
-    return (
-        sandbox_allowed() or GatewayConfig.objects.filter(gateway=gateway_id, active=True).exists()
-    )
-
-
 def payment_methods(
     *, config: dict | None = None, country: str = "", total: Decimal | None = None
 ) -> list[Gateway]:

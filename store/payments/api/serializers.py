@@ -18,6 +18,8 @@ from store.payments.gateways import GATEWAYS, KINDS, ONLINE
 from store.payments.models import Mode, Provider
 from store.payments.sections import _CountryField, _LimitField
 
+KINDS_TEXT = "One of " + ", ".join(KINDS) + "."
+
 
 def _key(**kwargs):
     return StrictCharField(max_length=64, help_text="The order's key (order_key).", **kwargs)
@@ -31,23 +33,23 @@ class MethodsQuerySerializer(serializers.Serializer):
     total = MoneyField(required=False, help_text="Instead of the cart's total.")
 
 
-class TestCardSerializer(serializers.Serializer):
+class SandboxTestCardSerializer(serializers.Serializer):
     number = serializers.CharField()
     brand = serializers.CharField()
     result = serializers.CharField()
 
 
-class MethodSerializer(serializers.Serializer):
+class OfferedMethodSerializer(serializers.Serializer):
     id = serializers.CharField()
     title = serializers.CharField()
     description = serializers.CharField()
-    type = serializers.ChoiceField(choices=KINDS)
+    type = serializers.CharField(help_text=KINDS_TEXT)
     instructions = serializers.CharField()
-    test_cards = TestCardSerializer(many=True, help_text="Sandbox only.")
+    test_cards = SandboxTestCardSerializer(many=True, help_text="Sandbox only.")
 
 
-class MethodsSerializer(serializers.Serializer):
-    payment_methods = MethodSerializer(many=True)
+class OfferedMethodsSerializer(serializers.Serializer):
+    payment_methods = OfferedMethodSerializer(many=True)
     country = serializers.CharField(allow_blank=True, help_text="'' when unknown.")
     total = serializers.CharField()
     currency = serializers.CharField()
@@ -69,10 +71,10 @@ class GatewaySettingsSerializer(serializers.Serializer):
 
 
 class GatewaySerializer(serializers.Serializer):
-    id = serializers.ChoiceField(choices=list(GATEWAYS))
+    id = serializers.CharField(help_text="One of " + ", ".join(GATEWAYS) + ".")
     title = serializers.CharField()
     description = serializers.CharField(allow_blank=True)
-    type = serializers.ChoiceField(choices=KINDS)
+    type = serializers.CharField(help_text=KINDS_TEXT)
     enabled = serializers.BooleanField()
     order = IntegerField()
     available = serializers.BooleanField(help_text="Can take payments on this server now.")
@@ -181,6 +183,17 @@ class ConfigTestSerializer(serializers.Serializer):
 
 
 class RefundWriteSerializer(serializers.Serializer):
+    """Unknown keys are refused: a misspelt `amount` must not refund everything."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {key[:50]: ["Unknown field."] for key in unknown[:20]}
+                )
+        return super().to_internal_value(data)
+
     amount = MoneyField(
         required=False, min_value=Decimal("0.01"), help_text="Left out: everything left to refund."
     )

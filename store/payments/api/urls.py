@@ -5,7 +5,11 @@ from . import views
 GATEWAY = r"(?P<gateway_id>[a-z_]{1,40})"
 
 urlpatterns = [
-    path("payment/methods", views.PaymentMethodsView.as_view(), name="store-payment-methods"),
+    path(
+        "payment/methods",
+        views.OfferedPaymentMethodsView.as_view(),
+        name="store-payment-methods",
+    ),
     path("payment/gateways", views.GatewayListView.as_view(), name="store-payment-gateways"),
     re_path(
         rf"^payment/gateways/{GATEWAY}$",

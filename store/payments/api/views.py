@@ -48,13 +48,13 @@ PAYING_ERRORS = {
 }
 
 
-class PaymentMethodsView(CartSessionView):
+class OfferedPaymentMethodsView(CartSessionView):
     openapi_tag = TAG
 
     @store_schema(
         summary="Payment methods a shopper can use now",
         parameters=[s.MethodsQuerySerializer, *SESSION_PARAMETERS],
-        responses={200: s.MethodsSerializer},
+        responses={200: s.OfferedMethodsSerializer},
         description="The gateways enabled in /payment/gateways that can take payments on "
         "this server and are offered for the cart's shipping country and total (their "
         "`countries`, `min_total`, `max_total`), in the gateways' order. `country` and "

@@ -121,6 +121,7 @@ class StripeProvider:
         except ValueError as exc:
             raise BadSignature("The signed body is not a Stripe event.") from exc
         try:
+            event = event.to_dict()
             obj = event["data"]["object"]
             kind = EVENT_TYPES.get(event["type"], event["type"])
             if kind.startswith("payment."):
@@ -135,7 +136,7 @@ class StripeProvider:
                     currency=currency.upper(),
                 )
             return Event(id=event["id"], type=kind)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BadSignature("The Stripe event is missing its object.") from exc
 
     def check(self) -> CheckResult:
