@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 from decimal import Decimal
@@ -368,6 +369,8 @@ def payment_start(
 def wallet_capture(*, external_id: str, order_key: str) -> PaymentAttempt:
     """Capture an approved wallet order and record the payment on its order (a second
     capture of the same wallet order answers it again)."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", external_id or ""):
+        raise not_found("wallet_order", external_id)
     attempt = (
         PaymentAttempt.objects.filter(gateway="paypal", external_id=external_id)
         .select_related("order")

@@ -1,8 +1,6 @@
-from django.urls import path, re_path
+from django.urls import path
 
 from . import views
-
-GATEWAY = r"(?P<gateway_id>[a-z_]{1,40})"
 
 urlpatterns = [
     path(
@@ -11,8 +9,8 @@ urlpatterns = [
         name="store-payment-methods",
     ),
     path("payment/gateways", views.GatewayListView.as_view(), name="store-payment-gateways"),
-    re_path(
-        rf"^payment/gateways/{GATEWAY}$",
+    path(
+        "payment/gateways/<str:gateway_id>",
         views.GatewayDetailView.as_view(),
         name="store-payment-gateway",
     ),
@@ -21,13 +19,13 @@ urlpatterns = [
         views.RefundView.as_view(),
         name="store-payment-refund",
     ),
-    re_path(
-        rf"^webhooks/payment/{GATEWAY}$",
+    path(
+        "webhooks/payment/<str:gateway_id>",
         views.WebhookView.as_view(),
         name="store-payment-webhook",
     ),
-    re_path(
-        rf"^payment/callback/{GATEWAY}$",
+    path(
+        "payment/callback/<str:gateway_id>",
         views.CallbackView.as_view(),
         name="store-payment-callback",
     ),
@@ -41,8 +39,8 @@ urlpatterns = [
         views.PayPalOrdersView.as_view(),
         name="store-payment-paypal-orders",
     ),
-    re_path(
-        r"^payment/paypal/orders/(?P<paypal_order_id>[A-Za-z0-9_-]{1,100})/capture$",
+    path(
+        "payment/paypal/orders/<str:paypal_order_id>/capture",
         views.PayPalCaptureView.as_view(),
         name="store-payment-paypal-capture",
     ),

@@ -124,6 +124,9 @@ def test_paypal_order_created_then_captured(online, anon):
     answer = anon.post(url, {"order_key": order.order_key}, format="json")
     assert answer.status_code == 200, answer.content
     assert (answer.json()["status"], answer.json()["payment_status"]) == ("succeeded", "paid")
+    for hostile in ("%00", "x" * 150, "%F0%9F%92%A9"):
+        path = f"{API}/payment/paypal/orders/{hostile}/capture"
+        error(anon.post(path, {"order_key": "k"}, format="json"), 404)
     # A second capture answers the first.
     assert anon.post(url, {"order_key": order.order_key}, format="json").status_code == 200
     assert Order.objects.get(pk=order.pk).payments.count() == 1
