@@ -371,6 +371,11 @@ PAYMENT_PROVIDER_TIMEOUT = env_int("PAYMENT_PROVIDER_TIMEOUT", 10, minimum=1)
 # They work in development (DEBUG) and wherever this is set explicitly (a staging site);
 # elsewhere a payment through a sandbox is refused (503 payments_not_configured).
 PAYMENT_SANDBOX_ALLOWED = env_bool("PAYMENT_SANDBOX_ALLOWED", DEBUG)
+# The real gateways' API addresses (empty: the provider's own, PayPal's by the config's mode)
+# and the time one call may take; an unreachable provider answers 502.
+PAYMENT_STRIPE_API_BASE = env_str("PAYMENT_STRIPE_API_BASE")
+PAYMENT_PAYPAL_API_BASE = env_str("PAYMENT_PAYPAL_API_BASE")
+PAYMENT_HTTP_TIMEOUT = env_int("PAYMENT_HTTP_TIMEOUT", 20, minimum=1)
 # Where the payer lands after paying (order_code and transaction_id are added to the query).
 # Unset: the sandbox shows its own receipt page; Stripe returns to FRONTEND_URL/renewals/complete.
 RENEWAL_RETURN_URL = env_str("RENEWAL_RETURN_URL")
@@ -509,6 +514,13 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     {
         "EmailTypeEnum": "store.emails.types.EMAIL_TYPE_CHOICES",
         "OrderEmailTypeEnum": "store.emails.types.ORDER_EMAIL_TYPE_CHOICES",
+    }
+)
+# Issue 13: two fields named "provider" (a payment provider, a courier).
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "PaymentProviderEnum": "store.payments.models.Provider",
+        "CourierProviderEnum": "store.courier.providers.PROVIDER_NAMES",
     }
 )
 

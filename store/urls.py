@@ -22,4 +22,5 @@ urlpatterns = [
     path("", include("store.reports.api.urls")),
     path("", include("store.courier.api.urls")),
     path("", include("store.shipping.api.urls")),
+    path("", include("store.payments.api.urls")),
 ]

@@ -8,16 +8,20 @@
   details and the order number as the reference; left unpaid `bank_transfer_hold_hours` (24),
   it is cancelled.
 - `cash_on_delivery`: offline; the order goes to processing and is paid when delivered.
+- `stripe` (card intent), `paypal` (wallet order, created then captured), `bank_redirect`
+  (the shopper is sent to the bank): online gateways paid after the order is placed, through
+  the provider of the gateway's active config (store.payments.models.GatewayConfig: Stripe,
+  PayPal or the local sandbox); with no config, the sandbox where it is allowed.
 
-Titles, descriptions, bank details and whether each is offered are the store settings'
-`payments` section. The `/payment/...` routes (gateway configuration, refunds, provider
-webhooks) come with a later issue and will build on the same classes.
+Titles, descriptions, order, country and total limits, bank details and whether each is
+offered are the store settings' `payments` section (/payment/gateways edits them there).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import timedelta
+from decimal import Decimal
 from typing import ClassVar
 
 from django.conf import settings
@@ -26,11 +30,15 @@ from stdnum import luhn
 
 from common.api.fields import IntegerField
 from store.common.errors import invalid_params
+from store.payments.models import GatewayConfig
 from store.payments.providers.base import Card, CardProvider, PaymentsNotConfigured
 from store.payments.providers.sandbox import TEST_CARDS, SandboxCardProvider
 
 CARD = "card"
 OFFLINE = "offline"
+WALLET = "wallet"
+REDIRECT = "redirect"
+KINDS = (CARD, OFFLINE, WALLET, REDIRECT)
 
 
 class Gateway:
@@ -46,6 +54,22 @@ class Gateway:
 
     def enabled(self, config: dict) -> bool:
         return bool(self._value(config, "enabled"))
+
+    def order(self, config: dict) -> int:
+        return self._value(config, "order")
+
+    def applies(self, config: dict, *, country: str = "", total: Decimal | None = None) -> bool:
+        """Offered for a cart shipped to `country` with `total` (either unknown: not limited
+        by it): the gateway's countries (empty: all) and its min/max total (0: none)."""
+        countries = self._value(config, "countries")
+        if country and countries and country.upper() not in countries:
+            return False
+        if total is not None:
+            low = Decimal(self._value(config, "min_total"))
+            high = Decimal(self._value(config, "max_total"))
+            if (low and total < low) or (high and total > high):
+                return False
+        return True
 
     def configured(self) -> bool:
         return True
@@ -193,7 +217,69 @@ class CashOnDeliveryGateway(Gateway):
         return "Pay in cash when the order is delivered."
 
 
+class OnlineGateway(Gateway):
+    """Paid after placing, at the provider of the gateway's active config (the sandbox
+    without one, where allowed); the order waits unpaid for the checkout's unpaid-order hold."""
+
+    placed_status = "pending"
+    #: The providers a config of this gateway may name.
+    providers: ClassVar[tuple[str, ...]] = ("sandbox",)
+
+    def configured(self) -> bool:
+        """An active config, or the sandbox is allowed here."""
+        return bool(settings.PAYMENT_SANDBOX_ALLOWED) or (
+            GatewayConfig.objects.filter(gateway=self.id, active=True).exists()
+        )
+
+    def ensure_configured(self) -> None:
+        if not self.configured():
+            raise PaymentsNotConfigured(
+                f"The {self.id} gateway has no active config (POST /payment/gateway-config) "
+                "and the sandbox is off on this server (PAYMENT_SANDBOX_ALLOWED)."
+            )
+
+    def unpaid_hold(self, config: dict) -> timedelta | None:
+        return timedelta(minutes=config["checkout"]["unpaid_order_hold_minutes"])
+
+
+class StripeGateway(OnlineGateway):
+    id = "stripe"
+    kind = CARD
+    providers = ("stripe", "sandbox")
+
+    def instructions(self, config: dict, *, order_number: str = "") -> str:
+        return "Pay by card: POST /payment/stripe/intent, then confirm with its client secret."
+
+
+class PayPalGateway(OnlineGateway):
+    id = "paypal"
+    kind = WALLET
+    providers = ("paypal", "sandbox")
+
+    def instructions(self, config: dict, *, order_number: str = "") -> str:
+        return "Pay with PayPal: approve the PayPal order, then it is captured."
+
+
+class BankRedirectGateway(OnlineGateway):
+    id = "bank_redirect"
+    kind = REDIRECT
+    providers = ("sandbox",)
+
+    def instructions(self, config: dict, *, order_number: str = "") -> str:
+        return "You are sent to your bank to approve the payment."
+
+
 GATEWAYS: dict[str, Gateway] = {
     gateway.id: gateway
-    for gateway in (SandboxCardGateway(), BankTransferGateway(), CashOnDeliveryGateway())
+    for gateway in (
+        SandboxCardGateway(),
+        BankTransferGateway(),
+        CashOnDeliveryGateway(),
+        StripeGateway(),
+        PayPalGateway(),
+        BankRedirectGateway(),
+    )
+}
+ONLINE: dict[str, OnlineGateway] = {
+    gateway.id: gateway for gateway in GATEWAYS.values() if isinstance(gateway, OnlineGateway)
 }

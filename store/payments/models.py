@@ -47,3 +47,126 @@ class SandboxCharge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.transaction_id} {self.amount} {self.currency} ({self.status})"
+
+
+# --- Online gateways: their provider credentials, the payments started, events, refunds ------
+
+
+class Provider(models.TextChoices):
+    SANDBOX = "sandbox", "Local sandbox"
+    STRIPE = "stripe", "Stripe"
+    PAYPAL = "paypal", "PayPal"
+
+
+class Mode(models.TextChoices):
+    TEST = "test", "Test"
+    LIVE = "live", "Live"
+
+
+class GatewayConfig(models.Model):
+    """A gateway's provider account: which provider, test or live, its credentials (Fernet-
+    encrypted, store.payments.crypto; never answered in full). One active config per gateway."""
+
+    gateway = models.CharField(max_length=40, help_text="A gateway id (stripe, paypal, ...).")
+    provider = models.CharField(max_length=10, choices=Provider.choices)
+    title = models.CharField(max_length=100, blank=True)
+    mode = models.CharField(max_length=4, choices=Mode.choices, default=Mode.TEST)
+    active = models.BooleanField(default=True)
+    credentials_encrypted = models.BinaryField(editable=False)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_check_ok = models.BooleanField(null=True, blank=True)
+    last_check_message = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["gateway"],
+                condition=Q(active=True),
+                name="store_payments_one_active_config_per_gateway",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gateway}: {self.provider} ({self.mode})"
+
+
+class AttemptStatus(models.TextChoices):
+    CREATED = "created", "Created"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class PaymentAttempt(models.Model):
+    """A payment started at a provider for an order (a card intent, a wallet order, a bank
+    redirect): what an inbound event or a capture is matched with (never the event's own
+    metadata)."""
+
+    order = models.ForeignKey("store_orders.Order", on_delete=models.CASCADE, related_name="+")
+    gateway = models.CharField(max_length=40)
+    provider = models.CharField(max_length=10, choices=Provider.choices)
+    kind = models.CharField(max_length=10)  # card | wallet | redirect
+    external_id = models.CharField(max_length=100)
+    amount = MoneyModelField()
+    currency = models.CharField(max_length=3)
+    status = models.CharField(
+        max_length=10, choices=AttemptStatus.choices, default=AttemptStatus.CREATED
+    )
+    transaction_id = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "external_id"], name="store_payments_attempt_external_id"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gateway} {self.external_id} ({self.status})"
+
+
+class ProcessedEvent(models.Model):
+    """An inbound event handled once: the same (gateway, event id) again is a replay."""
+
+    gateway = models.CharField(max_length=40)
+    event_id = models.CharField(max_length=255)
+    type = models.CharField(max_length=100)
+    outcome = models.CharField(max_length=40, help_text="recorded, ignored, unknown_payment...")
+    received_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["gateway", "event_id"], name="store_payments_event_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gateway} {self.event_id} ({self.outcome})"
+
+
+class GatewayRefund(models.Model):
+    """A refund made through a provider: the order's refund payment and the charge it gave
+    back (so a charge is never refunded beyond its amount)."""
+
+    order = models.ForeignKey("store_orders.Order", on_delete=models.CASCADE, related_name="+")
+    charge = models.ForeignKey("store_orders.Payment", on_delete=models.CASCADE, related_name="+")
+    payment = models.ForeignKey("store_orders.Payment", on_delete=models.CASCADE, related_name="+")
+    gateway = models.CharField(max_length=40)
+    provider = models.CharField(max_length=10, blank=True)
+    refund_id = models.CharField(max_length=100, blank=True)
+    amount = MoneyModelField()
+    currency = models.CharField(max_length=3)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.refund_id or 'manual'} {self.amount} {self.currency}"

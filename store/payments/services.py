@@ -1,18 +1,75 @@
-"""Payment methods for the checkout: which are offered, and the one a shopper chose."""
+"""Payments: the methods offered, gateway settings and configs, online payments (intents,
+wallet orders, bank redirects), inbound events and refunds. Every write of the app is here.
+
+Orders are changed only through store.orders.services (payments and refunds recorded with
+`payment_create`, the order's payment status following; the order's status with
+`order_status_set`, which gives stock back on `refunded`).
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import re
+import secrets
+from dataclasses import dataclass
 from decimal import Decimal
 
-from store.common.errors import rule_broken
-from store.payments.gateways import GATEWAYS, Gateway
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from common.errors import ServiceError
+from common.jsonload import loads
+from store.common.accounts import logged_in
+from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.money import money
+from store.orders import selectors as order_selectors
+from store.orders import services as order_services
+from store.orders.choices import (
+    OrderSource,
+    OrderStatus,
+    PaymentKind,
+    PaymentRecordStatus,
+    PaymentStatus,
+)
+from store.orders.models import Order, Payment
+from store.payments import selectors
+from store.payments.crypto import seal, unseal
+from store.payments.gateways import GATEWAYS, ONLINE, Gateway
+from store.payments.models import (
+    AttemptStatus,
+    GatewayConfig,
+    GatewayRefund,
+    PaymentAttempt,
+    ProcessedEvent,
+    Provider,
+)
+from store.payments.providers.base import (
+    BadSignature,
+    PaymentProvider,
+    PaymentsNotConfigured,
+)
+from store.payments.providers.paypal import PayPalProvider
+from store.payments.providers.sandbox import SandboxProvider, sign
+from store.payments.providers.stripe import StripeProvider
 from store.settings import selectors as store_settings
+from store.settings import services as settings_services
+
+logger = logging.getLogger(__name__)
 
 
-def payment_methods(*, config: dict | None = None) -> list[Gateway]:
-    """The methods offered now: enabled in the settings and able to take payments here."""
-    config = config or store_settings.get_all()
-    return [g for g in GATEWAYS.values() if g.enabled(config) and g.configured()]
+# --- The methods offered -----------------------------------------------------------------------
+
+
+def payment_methods(*, config: dict | None = None, state=None) -> list[Gateway]:
+    """The methods offered now (selectors.payment_methods): for a priced cart (`state`),
+    those offered for its country and total."""
+    if state is None:
+        return selectors.payment_methods(config=config)
+    return selectors.payment_methods(
+        config=config, country=state.location.country, total=state.totals["total"]
+    )
 
 
 def gateway_get(*, method_id: str, config: dict | None = None) -> Gateway:
@@ -35,3 +92,593 @@ def card_refund(*, gateway: Gateway, transaction_id: str, amount: Decimal) -> No
     provider = getattr(gateway, "provider", None)
     if provider is not None and transaction_id:
         provider.refund(transaction_id=transaction_id, amount=amount)
+
+
+# --- Gateway settings (the store settings' `payments` section) ------------------------------
+
+
+def gateway_update(*, gateway_id: str, fields: dict, user=None) -> dict:
+    """Set a gateway's enabled, order, title, description and settings (its limits and its
+    own keys, e.g. the bank details of bank_transfer), validated by the settings section; an
+    unknown setting of this gateway is refused (400 naming `settings.<key>`)."""
+    gateway = selectors.gateway_of(gateway_id)
+    allowed = (*selectors.LIMIT_KEYS, *selectors.EXTRA_KEYS.get(gateway.id, ()))
+    own = fields.get("settings") or {}
+    unknown = sorted(set(own) - set(allowed))
+    if unknown:
+        raise invalid_params(
+            {
+                f"settings.{key}": [f"Not a setting of {gateway.id} (its: {', '.join(allowed)})."]
+                for key in unknown
+            },
+            code="unknown_setting",
+        )
+    values = {
+        f"{gateway.id}_{name}": fields[name]
+        for name in ("enabled", "order", "title", "description")
+        if name in fields
+    }
+    values.update({f"{gateway.id}_{key}": value for key, value in own.items()})
+    if values:
+        try:
+            settings_services.settings_update(section="payments", values=values, user=user)
+        except ServiceError as exc:
+            prefix = f"{gateway.id}_"
+            errors = {
+                (
+                    f"settings.{name[len(prefix) :]}"
+                    if name[len(prefix) :] in allowed
+                    else name[len(prefix) :]
+                ): messages
+                for name, messages in (exc.errors or {}).items()
+            }
+            if errors:
+                raise invalid_params(errors) from exc
+            raise
+    return selectors.gateway_data(gateway, store_settings.get_all())
+
+
+# --- Gateway configs (provider accounts) -----------------------------------------------------
+
+
+def _check_credentials(provider: str, credentials: dict) -> dict:
+    fields = selectors.CREDENTIALS[provider]
+    unknown = sorted(set(credentials) - set(fields))
+    if unknown:
+        raise invalid_params(
+            {
+                f"credentials.{key}": [
+                    f"Not a credential of {provider} (its: {', '.join(fields)})."
+                ]
+                for key in unknown
+            }
+        )
+    return credentials
+
+
+def _check_gateway_provider(gateway_id: str, provider: str) -> None:
+    gateway = ONLINE.get(gateway_id)
+    if gateway is None:
+        raise invalid_params({"gateway": [f"Not an online gateway (one of {', '.join(ONLINE)})."]})
+    if provider not in gateway.providers:
+        raise invalid_params({"provider": [f"{gateway_id} takes {', '.join(gateway.providers)}."]})
+
+
+def _deactivate_others(row: GatewayConfig) -> None:
+    if row.active:
+        GatewayConfig.objects.filter(gateway=row.gateway, active=True).exclude(pk=row.pk).update(
+            active=False
+        )
+
+
+@transaction.atomic
+def config_create(*, fields: dict) -> GatewayConfig:
+    """A provider account for an online gateway; active by default (the gateway's other
+    configs are then made inactive). The sandbox gets a random webhook secret if none."""
+    gateway, provider = fields["gateway"], fields["provider"]
+    _check_gateway_provider(gateway, provider)
+    credentials = _check_credentials(provider, dict(fields.get("credentials") or {}))
+    if provider == Provider.SANDBOX and not credentials.get("webhook_secret"):
+        credentials["webhook_secret"] = "sbxwh_" + secrets.token_hex(24)
+    row = GatewayConfig(
+        gateway=gateway,
+        provider=provider,
+        title=fields.get("title", ""),
+        mode=fields.get("mode", "test"),
+        active=fields.get("active", True),
+        credentials_encrypted=seal(credentials),
+    )
+    _deactivate_others(row)
+    row.save()
+    return row
+
+
+@transaction.atomic
+def config_update(*, config_id: int, fields: dict) -> GatewayConfig:
+    """Change a config; `credentials` merge into the stored ones (a key sent empty removes
+    it), so a masked value never has to be sent back."""
+    row = GatewayConfig.objects.select_for_update().filter(pk=config_id).first()
+    if row is None:
+        raise not_found("gateway_config", config_id)
+    provider = fields.get("provider", row.provider)
+    gateway = fields.get("gateway", row.gateway)
+    _check_gateway_provider(gateway, provider)
+    stored = unseal(row.credentials_encrypted) if provider == row.provider else {}
+    if "credentials" in fields:
+        sent = _check_credentials(provider, dict(fields["credentials"] or {}))
+        stored.update(sent)
+        stored = {key: value for key, value in stored.items() if value}
+    if provider == Provider.SANDBOX and not stored.get("webhook_secret"):
+        stored["webhook_secret"] = "sbxwh_" + secrets.token_hex(24)
+    row.gateway, row.provider = gateway, provider
+    for name in ("title", "mode", "active"):
+        if name in fields:
+            setattr(row, name, fields[name])
+    row.credentials_encrypted = seal(stored)
+    _deactivate_others(row)
+    row.save()
+    return row
+
+
+@transaction.atomic
+def config_delete(*, config_id: int) -> None:
+    deleted, _ = GatewayConfig.objects.filter(pk=config_id).delete()
+    if not deleted:
+        raise not_found("gateway_config", config_id)
+
+
+def provider_of(row: GatewayConfig) -> PaymentProvider:
+    credentials = unseal(row.credentials_encrypted)
+    if row.provider == Provider.STRIPE:
+        return StripeProvider(credentials)
+    if row.provider == Provider.PAYPAL:
+        return PayPalProvider(credentials, mode=row.mode)
+    return SandboxProvider(credentials)
+
+
+def config_test(*, config_id: int) -> dict:
+    """A real credentials check against the provider (or the sandbox); the outcome is kept
+    on the config. Unreachable: 502 `payment_provider_unavailable` (nothing kept)."""
+    row = selectors.config_get(config_id)
+    result = provider_of(row).check()
+    GatewayConfig.objects.filter(pk=row.pk).update(
+        last_checked_at=timezone.now(),
+        last_check_ok=result.ok,
+        last_check_message=result.message[:500],
+    )
+    return {"id": row.pk, "provider": row.provider, "mode": row.mode, **result.__dict__}
+
+
+@transaction.atomic
+def sandbox_config(gateway_id: str) -> GatewayConfig:
+    """The gateway's sandbox config, made on first use where the sandbox is allowed (so the
+    sandbox works from `make run` with nothing set up)."""
+    row = selectors.active_config(gateway_id)
+    if row is not None:
+        return row
+    if not selectors.sandbox_allowed():
+        raise PaymentsNotConfigured(
+            f"The {gateway_id} gateway has no active config (POST /payment/gateway-config) "
+            "and the sandbox is off on this server (PAYMENT_SANDBOX_ALLOWED)."
+        )
+    try:
+        with transaction.atomic():
+            return config_create(
+                fields={"gateway": gateway_id, "provider": "sandbox", "title": "Sandbox"}
+            )
+    except IntegrityError:  # made meanwhile by a concurrent request
+        return selectors.active_config(gateway_id)
+
+
+def provider_for(gateway_id: str, *, provider: str = "") -> tuple[GatewayConfig, PaymentProvider]:
+    """The config and provider that serve `gateway_id` now (for `provider`, the one that
+    took a payment: its active config, else its latest)."""
+    row = selectors.active_config(gateway_id)
+    if provider and (row is None or row.provider != provider):
+        row = (
+            GatewayConfig.objects.filter(gateway=gateway_id, provider=provider)
+            .order_by("-active", "-id")
+            .first()
+        )
+        if row is None and provider == Provider.SANDBOX:
+            row = sandbox_config(gateway_id)
+        if row is None:
+            raise PaymentsNotConfigured(
+                f"No {provider} config of {gateway_id} is left to refund through."
+            )
+    if row is None:
+        row = sandbox_config(gateway_id)
+    return row, provider_of(row)
+
+
+# --- Online payments: intents, wallet orders, bank redirects ---------------------------------
+
+
+def _payable_order(*, order_id: int, order_key: str, gateway_id: str) -> tuple[Order, Decimal]:
+    """The order a shopper pays with its key: 403 `invalid_order_key` (also for no such
+    order), 409 when it is not awaiting payment by this gateway; answers what is due."""
+    order = order_selectors.order_received(order_id)
+    if order is None or not order_selectors.key_matches(order, order_key):
+        raise rule_broken(
+            "The order's key does not match (or there is no such order).",
+            code="invalid_order_key",
+            status=403,
+        )
+    if order.payment_method != gateway_id:
+        raise rule_broken(
+            f"The order is paid by {order.payment_method or 'no method'!r}, not {gateway_id}.",
+            code="payment_method_mismatch",
+            status=409,
+        )
+    if order.status not in {OrderStatus.PENDING, OrderStatus.ON_HOLD}:
+        raise rule_broken(
+            f"The order is {order.status}: it is not awaiting payment.",
+            code="order_not_payable",
+            status=409,
+        )
+    due = money(order.total - order.amount_paid + order.amount_refunded)
+    if due <= 0:
+        raise rule_broken("The order is paid.", code="order_already_paid", status=409)
+    return order, due
+
+
+@dataclass(frozen=True)
+class Started:
+    attempt: PaymentAttempt
+    client_secret: str
+    redirect_url: str
+    publishable_key: str
+
+
+def payment_start(
+    *, gateway_id: str, order_id: int, order_key: str, return_url: str = ""
+) -> Started:
+    """Start paying an order at its gateway's provider (a card intent, a wallet order or a
+    bank redirect) for what is due; the same order and amount answer the same payment."""
+    gateway = ONLINE[gateway_id]
+    if not gateway.enabled(store_settings.get_all()):
+        raise rule_broken(
+            f"The {gateway_id} gateway is turned off.", code="payment_method_unavailable"
+        )
+    order, due = _payable_order(order_id=order_id, order_key=order_key, gateway_id=gateway_id)
+    row, provider = provider_for(gateway_id)
+    key = f"{gateway_id}:order:{order.pk}:due:{due}:{row.pk}"
+    intent = provider.create_intent(
+        kind=gateway.kind,
+        amount=due,
+        currency=order.currency,
+        reference=str(order.pk),
+        idempotency_key=key,
+        return_url=return_url,
+    )
+    attempt, _ = PaymentAttempt.objects.get_or_create(
+        provider=row.provider,
+        external_id=intent.external_id,
+        defaults={
+            "order": order,
+            "gateway": gateway_id,
+            "kind": gateway.kind,
+            "amount": due,
+            "currency": order.currency,
+        },
+    )
+    publishable = unseal(row.credentials_encrypted).get("publishable_key", "")
+    return Started(attempt, intent.client_secret, intent.redirect_url, publishable)
+
+
+def wallet_capture(*, external_id: str, order_key: str) -> PaymentAttempt:
+    """Capture an approved wallet order and record the payment on its order (a second
+    capture of the same wallet order answers it again)."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", external_id or ""):
+        raise not_found("wallet_order", external_id)
+    attempt = (
+        PaymentAttempt.objects.filter(gateway="paypal", external_id=external_id)
+        .select_related("order")
+        .first()
+    )
+    if attempt is None or not order_selectors.key_matches(attempt.order, order_key):
+        raise not_found("wallet_order", external_id)
+    if attempt.status == AttemptStatus.SUCCEEDED:
+        return attempt
+    _row, provider = provider_for("paypal", provider=attempt.provider)
+    capture = provider.capture(
+        external_id=attempt.external_id, amount=attempt.amount, currency=attempt.currency
+    )
+    if not capture.completed:
+        raise rule_broken(
+            f"PayPal did not complete the capture ({capture.status}).",
+            code="capture_not_completed",
+            status=409,
+        )
+    payment_record(
+        attempt_id=attempt.pk,
+        transaction_id=capture.transaction_id,
+        amount=capture.amount,
+        currency=capture.currency,
+    )
+    attempt.refresh_from_db()
+    return attempt
+
+
+@transaction.atomic
+def payment_record(
+    *, attempt_id: int, transaction_id: str, amount: Decimal | None, currency: str
+) -> str:
+    """Record a provider's completed payment on the attempt's order (once: an attempt that
+    succeeded already records nothing). A currency other than the order's is not recorded.
+    Paid in full, a pending or on-hold order moves to processing. Answers the outcome."""
+    attempt = PaymentAttempt.objects.select_for_update().get(pk=attempt_id)
+    if attempt.status == AttemptStatus.SUCCEEDED:
+        return "already_recorded"
+    currency = (currency or attempt.currency).upper()
+    if currency != attempt.currency:
+        logger.warning("payment %s in %s, order in %s", transaction_id, currency, attempt.currency)
+        return "currency_mismatch"
+    amount = money(amount if amount is not None else attempt.amount)
+    order_services.payment_create(
+        order_id=attempt.order_id,
+        fields={
+            "kind": PaymentKind.PAYMENT,
+            "status": PaymentRecordStatus.COMPLETED,
+            "amount": amount,
+            "method": attempt.gateway,
+            "transaction_id": transaction_id or attempt.external_id,
+            "note": f"{attempt.provider} {attempt.kind} {attempt.external_id}",
+        },
+        source=OrderSource.SYSTEM,
+    )
+    attempt.status = AttemptStatus.SUCCEEDED
+    attempt.transaction_id = transaction_id or attempt.external_id
+    attempt.save(update_fields=["status", "transaction_id", "updated_at"])
+    order = Order.objects.get(pk=attempt.order_id)
+    if order.payment_status == PaymentStatus.PAID and order.status in {
+        OrderStatus.PENDING,
+        OrderStatus.ON_HOLD,
+    }:
+        order_services.order_status_set(
+            order_id=order.pk,
+            status=OrderStatus.PROCESSING,
+            note=f"Paid through {attempt.gateway}.",
+            source=OrderSource.SYSTEM,
+        )
+    return "recorded"
+
+
+# --- Inbound events (webhooks and callbacks) -------------------------------------------------
+
+
+def event_receive(*, gateway_id: str, body: bytes, headers) -> dict:
+    """Verify an inbound notification with the gateway's provider (400 `invalid_signature`)
+    and act on it once: the same event id again, an unknown event type or a payment we did
+    not start change nothing (answered with the outcome, 200)."""
+    if gateway_id not in ONLINE:
+        raise not_found("payment_gateway", gateway_id)
+    try:
+        loads(body or b"")
+    except ValueError as exc:
+        raise BadSignature(f"The body is not usable JSON: {exc}") from exc
+    row, provider = provider_for(gateway_id)
+    event = provider.verify_event(body=bytes(body), headers=headers)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                seen = ProcessedEvent.objects.create(
+                    gateway=gateway_id, event_id=event.id, type=event.type, outcome="received"
+                )
+        except IntegrityError:
+            return {"received": True, "event_id": event.id, "outcome": "replayed"}
+        seen.outcome = _apply(row, event)
+        seen.save(update_fields=["outcome"])
+    return {"received": True, "event_id": event.id, "outcome": seen.outcome}
+
+
+def _apply(row: GatewayConfig, event) -> str:
+    if event.type not in {"payment.succeeded", "payment.failed"}:
+        return "ignored"
+    attempt = PaymentAttempt.objects.filter(
+        provider=row.provider, external_id=event.external_id
+    ).first()
+    if attempt is None:
+        return "unknown_payment"
+    if event.type == "payment.failed":
+        PaymentAttempt.objects.filter(pk=attempt.pk, status=AttemptStatus.CREATED).update(
+            status=AttemptStatus.FAILED, updated_at=timezone.now()
+        )
+        return "failed"
+    return payment_record(
+        attempt_id=attempt.pk,
+        transaction_id=event.transaction_id,
+        amount=event.amount,
+        currency=event.currency,
+    )
+
+
+# --- Refunds ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RefundResult:
+    order: Order
+    refunds: list[GatewayRefund]
+    restocked: bool
+
+
+def _charges(order: Order) -> list[tuple[Payment, Decimal]]:
+    """The order's completed payments with what is left to refund of each, newest first."""
+    charges = list(
+        Payment.objects.filter(
+            order=order, kind=PaymentKind.PAYMENT, status=PaymentRecordStatus.COMPLETED
+        ).order_by("-paid_at", "-id")
+    )
+    given = dict(
+        GatewayRefund.objects.filter(order=order)
+        .values("charge_id")
+        .annotate(total=Sum("amount"))
+        .values_list("charge_id", "total")
+    )
+    return [(c, c.amount - given.get(c.pk, Decimal(0))) for c in charges]
+
+
+def _refund_through(charge: Payment) -> tuple[str, PaymentProvider | None]:
+    """(provider name, provider) that took a charge; ("", None) for one taken offline or
+    recorded by hand, refunded by hand too (recorded, no provider call)."""
+    if charge.method in ONLINE:
+        attempt = PaymentAttempt.objects.filter(
+            gateway=charge.method, transaction_id=charge.transaction_id
+        ).first()
+        name = attempt.provider if attempt else ""
+        if not name:
+            return "", None
+        _row, provider = provider_for(charge.method, provider=name)
+        return name, provider
+    if charge.method == "sandbox_card" and charge.transaction_id:
+        return "sandbox", SandboxProvider()
+    return "", None
+
+
+@transaction.atomic
+def refund_create(
+    *,
+    order_id: int,
+    amount: Decimal | None = None,
+    currency: str = "",
+    reason: str = "",
+    restock: bool = False,
+    actor=None,
+) -> RefundResult:
+    """Refund an order, in full (no `amount`) or in part, through the gateways that took its
+    payments (newest payment first); each refund is recorded as a refund payment on the
+    order, whose payment status follows (partially_refunded, refunded).
+
+    Refused, changing nothing: 404 no order; 409 `order_not_paid` (nothing paid);
+    409 `refund_exceeds_refundable`; 400 `currency_mismatch`; 400 `restock_needs_full_refund`
+    (stock comes back only with a refund that leaves nothing paid: the order moves to
+    `refunded`, which gives its stock back); 502 when a provider fails or refuses (nothing
+    recorded; a retry sends the provider the same idempotency keys).
+    """
+    order = Order.objects.select_for_update().filter(pk=order_id).first()
+    if order is None:
+        raise not_found("order", order_id)
+    if currency and currency.upper() != order.currency:
+        raise invalid_params(
+            {"currency": [f"The order is in {order.currency}, not {currency.upper()}."]},
+            code="currency_mismatch",
+        )
+    refundable = money(order.amount_paid - order.amount_refunded)
+    if order.amount_paid <= 0:
+        raise rule_broken("Nothing was paid on this order.", code="order_not_paid", status=409)
+    if refundable <= 0:
+        raise rule_broken(
+            "Everything paid on this order was refunded already.",
+            code="refund_exceeds_refundable",
+            status=409,
+        )
+    amount = money(refundable if amount is None else amount)
+    if amount > refundable:
+        raise rule_broken(
+            f"At most {refundable} {order.currency} can be refunded (asked {amount}).",
+            code="refund_exceeds_refundable",
+            status=409,
+        )
+    if restock and amount != refundable:
+        raise invalid_params(
+            {"restock": ["Stock comes back with a refund of everything left to refund."]},
+            code="restock_needs_full_refund",
+        )
+    sequence = Payment.objects.filter(order=order, kind=PaymentKind.REFUND).count()
+    left, plan = amount, []
+    for charge, remaining in _charges(order):
+        part = min(left, remaining)
+        if part > 0:
+            plan.append((charge, part))
+            left -= part
+    if left > 0:  # refunds recorded by hand exceed what the charges have left
+        raise rule_broken(
+            f"{left} {order.currency} of the refund matches no payment left to refund.",
+            code="refund_exceeds_refundable",
+            status=409,
+        )
+    made = []
+    for charge, part in plan:
+        name, provider = _refund_through(charge)
+        refund_id, status = "", "manual"
+        if provider is not None:
+            answer = provider.refund(
+                transaction_id=charge.transaction_id,
+                amount=part,
+                currency=order.currency,
+                idempotency_key=f"refund:{order.pk}:{sequence}:{charge.pk}:{part}",
+            )
+            refund_id, status = answer.refund_id, answer.status
+        payment = order_services.payment_create(
+            order_id=order.pk,
+            fields={
+                "kind": PaymentKind.REFUND,
+                "status": PaymentRecordStatus.COMPLETED,
+                "amount": part,
+                "method": charge.method,
+                "transaction_id": refund_id,
+                "note": (reason or "Refund") + (f" ({status})" if status != "succeeded" else ""),
+            },
+            actor=actor,
+        )
+        made.append(
+            GatewayRefund.objects.create(
+                order=order,
+                charge=charge,
+                payment=payment,
+                gateway=charge.method,
+                provider=name,
+                refund_id=refund_id,
+                amount=part,
+                currency=order.currency,
+            )
+        )
+    restocked = False
+    if restock:
+        order_services.order_status_set(
+            order_id=order.pk,
+            status=OrderStatus.REFUNDED,
+            note=reason or "Refunded with restock.",
+            actor=logged_in(actor),
+        )
+        restocked = True
+    order.refresh_from_db()
+    return RefundResult(order=order, refunds=made, restocked=restocked)
+
+
+def sandbox_signed_event(
+    *, gateway_id: str, external_id: str, event_type: str = "payment.succeeded"
+) -> tuple[bytes, str]:
+    """A sandbox event about a payment started here, signed with the gateway's sandbox
+    config: (body, Sandbox-Signature header). What a real provider would send."""
+    row = selectors.active_config(gateway_id)
+    if row is None or row.provider != Provider.SANDBOX:
+        raise rule_broken(
+            f"The {gateway_id} gateway is not served by the sandbox.", code="not_sandbox"
+        )
+    attempt = PaymentAttempt.objects.filter(provider="sandbox", external_id=external_id).first()
+    if attempt is None:
+        raise not_found("payment_attempt", external_id)
+    body = json.dumps(
+        {
+            "id": "evt_" + secrets.token_hex(12),
+            "type": event_type,
+            "data": {
+                "external_id": attempt.external_id,
+                "transaction_id": attempt.external_id.replace("_pi_", "_ch_", 1),
+                "amount": str(attempt.amount),
+                "currency": attempt.currency,
+            },
+        }
+    ).encode()
+    secret = unseal(row.credentials_encrypted).get("webhook_secret", "")
+    return body, sign(secret, body)
+
+
+def config_check(*, fields: dict, instance: GatewayConfig | None = None) -> None:
+    """The checks of config_create/config_update, writing nothing (the admin's form)."""
+    gateway = fields.get("gateway", instance.gateway if instance else "")
+    provider = fields.get("provider", instance.provider if instance else "")
+    _check_gateway_provider(gateway, provider)
+    _check_credentials(provider, dict(fields.get("credentials") or {}))

@@ -32,7 +32,7 @@ from store.common.nonce import NonceAnswerSerializer
 from store.common.params import AliasedSerializer
 from store.orders.choices import OrderStatus, PaymentRecordStatus, PaymentStatus
 from store.orders.selectors import order_received_url
-from store.payments.gateways import CARD, GATEWAYS, OFFLINE
+from store.payments.gateways import GATEWAYS, KINDS
 
 # --- Input ---------------------------------------------------------------------------------------
 
@@ -394,7 +394,7 @@ class PaymentMethodSerializer(serializers.Serializer):
     id = serializers.CharField(help_text="sandbox_card, bank_transfer, cash_on_delivery")
     title = serializers.CharField()
     description = serializers.CharField()
-    type = serializers.ChoiceField(choices=[CARD, OFFLINE])
+    type = serializers.ChoiceField(choices=KINDS)
     instructions = serializers.CharField()
     test_cards = TestCardSerializer(many=True, help_text="Sandbox only.")
 

@@ -271,8 +271,9 @@ class PaymentMethodsView(CheckoutSessionView):
     def get(self, request):
         config = store_settings.get_all()
         cart = cart_find(**self.session(request))
-        methods = payment_services.payment_methods(config=config)
-        return self.answer(request, cart, s.payment_methods_data(config, methods, cart_state(cart)))
+        state = cart_state(cart)
+        methods = payment_services.payment_methods(config=config, state=state)
+        return self.answer(request, cart, s.payment_methods_data(config, methods, state))
 
 
 class CheckEmailView(CheckoutSessionView):

@@ -10,6 +10,8 @@ from store.courier.providers.sandbox import SandboxCourier
 PROVIDERS: dict[str, type[CourierProvider]] = {
     cls.name: cls for cls in (SandboxCourier, ACSCourier)
 }
+# The couriers' names, as the OpenAPI's CourierProviderEnum (config/settings.py).
+PROVIDER_NAMES = tuple(PROVIDERS)
 
 
 def provider_class(name: str) -> type[CourierProvider]:

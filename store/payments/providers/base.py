@@ -71,3 +71,105 @@ class CardProvider(Protocol):
 
     def refund(self, *, transaction_id: str, amount: Decimal) -> None:
         """Give back `amount` of an approved charge (a placement that failed after paying)."""
+
+
+# --- Online gateways: intents, wallet orders, bank redirects, refunds, webhooks -------------
+
+
+class ProviderRefused(ServiceError):
+    """The provider answered, and refused (bad credentials, an amount it will not refund...)."""
+
+    status_code = 502
+    default_code = "payment_provider_refused"
+
+
+class BadSignature(ServiceError):
+    """An inbound notification whose signature does not verify: nothing was done."""
+
+    status_code = 400
+    default_code = "invalid_signature"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A payment started at the provider: a card PaymentIntent, a wallet order or a bank
+    redirect. The shopper completes it with `client_secret` or at `redirect_url`."""
+
+    external_id: str
+    status: str
+    amount: Decimal
+    currency: str
+    client_secret: str = field(default="", repr=False)
+    redirect_url: str = ""
+
+
+@dataclass(frozen=True)
+class Capture:
+    transaction_id: str
+    completed: bool
+    amount: Decimal
+    currency: str
+    status: str = ""
+
+
+@dataclass(frozen=True)
+class Refund:
+    refund_id: str
+    status: str  # succeeded | pending
+    amount: Decimal
+    currency: str
+
+
+@dataclass(frozen=True)
+class Event:
+    """An inbound notification, verified and read into the one shape the services handle.
+
+    `type` is normalised: `payment.succeeded`, `payment.failed`, or the provider's own type
+    (answered 200 and ignored). `external_id` is the intent, wallet order or redirect it is
+    about; `transaction_id` the capture/charge that moved the money."""
+
+    id: str
+    type: str
+    external_id: str = ""
+    transaction_id: str = ""
+    amount: Decimal | None = None
+    currency: str = ""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    ok: bool
+    message: str
+    account: str = ""
+
+
+class PaymentProvider(Protocol):
+    """What an online gateway's provider does; the sandbox, Stripe and PayPal adapters."""
+
+    name: str
+
+    def create_intent(
+        self,
+        *,
+        kind: str,
+        amount: Decimal,
+        currency: str,
+        reference: str,
+        idempotency_key: str,
+        return_url: str = "",
+    ) -> Intent:
+        """Start a payment of `kind` (card, wallet, redirect)."""
+
+    def capture(self, *, external_id: str, amount: Decimal, currency: str) -> Capture:
+        """Capture an approved wallet order."""
+
+    def refund(
+        self, *, transaction_id: str, amount: Decimal, currency: str, idempotency_key: str
+    ) -> Refund:
+        """Give back `amount` of a captured payment; raises rather than doing nothing."""
+
+    def verify_event(self, *, body: bytes, headers: dict) -> Event:
+        """Verify an inbound notification (BadSignature) and read it."""
+
+    def check(self) -> CheckResult:
+        """A real credentials check (ProviderUnavailable when unreachable)."""

@@ -18,15 +18,29 @@ payment). Each charge is a SandboxCharge row; the same idempotency key answers t
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
+import time
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from common.jsonload import loads
 from store.payments.models import SandboxCharge, SandboxChargeStatus
-from store.payments.providers.base import Card, Charge
+from store.payments.providers.base import (
+    BadSignature,
+    Capture,
+    Card,
+    Charge,
+    CheckResult,
+    Event,
+    Intent,
+    ProviderRefused,
+    Refund,
+)
 
 APPROVED = {"4242424242424242", "5555555555554444", "378282246310005"}
 DECLINED = {
@@ -131,3 +145,116 @@ class SandboxCardProvider:
             status=SandboxChargeStatus.APPROVED,
             amount_refunded__lte=F("amount") - amount,
         ).update(amount_refunded=F("amount_refunded") + amount)
+
+
+# --- The sandbox behind the online gateways (intents, wallet orders, redirects) --------------
+
+SIGNATURE_HEADER = "Sandbox-Signature"
+SIGNATURE_TOLERANCE = 300  # seconds
+
+
+def sign(secret: str, body: bytes, timestamp: int | None = None) -> str:
+    """The `Sandbox-Signature` header of `body`: `t=<unix time>,v1=<HMAC-SHA256 hex of
+    "<t>.<body>" keyed with the config's webhook secret>` (Stripe's scheme)."""
+    stamp = int(time.time()) if timestamp is None else int(timestamp)
+    digest = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={stamp},v1={digest}"
+
+
+def verify(secret: str, body: bytes, header: str, *, now: float | None = None) -> None:
+    parts = dict(item.split("=", 1) for item in str(header or "").split(",") if "=" in item)
+    stamp, given = parts.get("t", ""), parts.get("v1", "")
+    if not secret or not stamp.isdigit() or not given:
+        raise BadSignature(f"Missing or malformed {SIGNATURE_HEADER} header.")
+    if abs((time.time() if now is None else now) - int(stamp)) > SIGNATURE_TOLERANCE:
+        raise BadSignature("The signature's timestamp is too old (or in the future).")
+    if not hmac.compare_digest(sign(secret, body, int(stamp)), f"t={stamp},v1={given}"):
+        raise BadSignature("The signature does not match the body.")
+
+
+_PREFIX = {"card": "sbx_pi_", "wallet": "SBXPP", "redirect": "sbx_br_"}
+
+
+def _derived(prefix: str, key: str) -> str:
+    """An id derived from the idempotency key: the same key answers the same id."""
+    return prefix + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+class SandboxProvider:
+    """Moves no money. Intents and wallet orders are approved at once; what completes a card
+    intent or a bank redirect is a signed event (`manage.py payment_sandbox_event`)."""
+
+    name = "sandbox"
+
+    def __init__(self, credentials: dict | None = None) -> None:
+        self.secret = (credentials or {}).get("webhook_secret", "")
+
+    def create_intent(
+        self, *, kind, amount, currency, reference, idempotency_key, return_url=""
+    ) -> Intent:
+        external_id = _derived(_PREFIX.get(kind, "sbx_"), idempotency_key)
+        return Intent(
+            external_id=external_id,
+            status="requires_payment_method" if kind == "card" else "created",
+            amount=amount,
+            currency=currency.upper(),
+            client_secret=_derived(f"{external_id}_secret_", "secret:" + idempotency_key)
+            if kind == "card"
+            else "",
+            redirect_url=(
+                f"https://sandbox.invalid/{kind}/{external_id}?return_url={return_url}"
+                if kind != "card"
+                else ""
+            ),
+        )
+
+    def capture(self, *, external_id, amount, currency) -> Capture:
+        return Capture(
+            transaction_id=_derived("SBXCAP", external_id),
+            completed=True,
+            amount=amount,
+            currency=currency.upper(),
+            status="COMPLETED",
+        )
+
+    def refund(self, *, transaction_id, amount, currency, idempotency_key) -> Refund:
+        refund_id = _derived("sbx_re_", idempotency_key)
+        if SandboxCharge.objects.filter(transaction_id=transaction_id).exists():
+            with transaction.atomic():
+                done = SandboxCharge.objects.filter(
+                    transaction_id=transaction_id,
+                    status=SandboxChargeStatus.APPROVED,
+                    amount_refunded__lte=F("amount") - amount,
+                ).update(amount_refunded=F("amount_refunded") + amount)
+            if not done:
+                raise ProviderRefused(
+                    f"The sandbox refuses: charge {transaction_id} has less than {amount} "
+                    "left to refund.",
+                )
+        return Refund(refund_id=refund_id, status="succeeded", amount=amount, currency=currency)
+
+    def verify_event(self, *, body: bytes, headers: dict) -> Event:
+        verify(self.secret, body, headers.get(SIGNATURE_HEADER, ""))
+        try:
+            data = loads(body)
+            inner = data.get("data") or {}
+            amount = inner.get("amount")
+            return Event(
+                id=str(data["id"])[:255],
+                type=str(data["type"])[:100],
+                external_id=str(inner.get("external_id", ""))[:100],
+                transaction_id=str(inner.get("transaction_id", ""))[:100],
+                amount=Decimal(str(amount)) if amount is not None else None,
+                currency=str(inner.get("currency", "")).upper()[:3],
+            )
+        except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as exc:
+            raise BadSignature("The signed body is not a sandbox event.") from exc
+
+    def check(self) -> CheckResult:
+        return CheckResult(
+            ok=bool(self.secret),
+            message="The sandbox answers; no money moves."
+            if self.secret
+            else "The sandbox config has no webhook secret.",
+            account="sandbox",
+        )
