@@ -20,4 +20,5 @@ urlpatterns = [
     path("", include("store.customers.api.urls")),
     path("", include("store.emails.api.urls")),
     path("", include("store.reports.api.urls")),
+    path("", include("store.tax.api.urls")),
 ]

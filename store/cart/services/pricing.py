@@ -217,9 +217,14 @@ def cart_state(
         config=config,
     )
     shipping_location = address or Location(config["general"]["store_country"])
+    reverse_charge = tax_selectors.reverse_charge_applies(
+        cart.vat_number if cart is not None else "", config
+    )
     product_ids = [item.product_id for item in items]
     classes = {item.product_id: _tax_class(item.product) for item in items}
-    rates = tax_selectors.rates_for(location, set(classes.values()), config=config)
+    rates = tax_selectors.rates_for(
+        location, set(classes.values()), config=config, reverse_charge=reverse_charge
+    )
     categories = _category_ids(product_ids, needs_categories)
 
     priced = []
@@ -284,7 +289,11 @@ def cart_state(
     if tax["shipping_taxable"] and quotes:
         shipping_class = tax["shipping_tax_class"]
         shipping_rates = tax_selectors.rates_for(
-            location, {shipping_class}, shipping=True, config=config
+            location,
+            {shipping_class},
+            shipping=True,
+            config=config,
+            reverse_charge=reverse_charge,
         )[shipping_class]
     charge = None
     if method is not None:
