@@ -51,6 +51,11 @@ class TaxClassAdmin(ServiceAdmin):
     def product_count(self, obj):
         return self._count(obj, "products")
 
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.slug in services.protected_class_slugs():
+            return False  # standard: products without a class; the shipping tax class
+        return super().has_delete_permission(request, obj)
+
     def create(self, request, fields):
         return services.tax_class_create(fields=fields)
 

@@ -1,4 +1,5 @@
-"""Tax reads: which rates apply where, a product's tax class, the shipped EU VAT table."""
+"""Tax reads: which rates apply where (the EU reverse charge included), a product's tax class, the
+EU VAT table, classes and rates for the API, the calculation without a cart (`tax_quote`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Tax writes: the EU VAT rates loaded from the shipped data, and the checks of a rate."""
+"""Tax writes: classes and rates (checked as the API and the admin need) and the EU VAT rates
+loaded from the pinned data."""
 
 from __future__ import annotations
 
@@ -156,7 +157,7 @@ def tax_class_check_slug(slug: str, *, instance: TaxClass | None = None) -> None
         )
 
 
-def _protected_slugs() -> set[str]:
+def protected_class_slugs() -> set[str]:
     """Classes the store relies on: standard (products without a class) and the class
     shipping is taxed at (setting tax.shipping_tax_class)."""
     return {STANDARD, selectors.tax_settings()["shipping_tax_class"]}
@@ -185,7 +186,7 @@ def tax_class_update(*, ref: str | int, fields: dict) -> TaxClass:
         if not changes["name"]:
             raise invalid_params({"name": "A name is required."})
     if changes.get("slug") not in (None, tax_class.slug):
-        if tax_class.slug in _protected_slugs():
+        if tax_class.slug in protected_class_slugs():
             raise rule_broken(
                 f"The slug of the {tax_class.slug!r} class cannot change: the store relies on "
                 "it (products without a class, or the shipping tax class setting).",
@@ -206,7 +207,7 @@ def tax_class_delete(*, ref: str | int) -> None:
     """Delete a class that nothing uses: refused (409) for standard and the shipping tax class
     (`tax_class_protected`) and for a class with rates or products (`tax_class_in_use`)."""
     tax_class = selectors.tax_class_get(ref, for_update=True)
-    if tax_class.slug in _protected_slugs():
+    if tax_class.slug in protected_class_slugs():
         raise rule_broken(
             f"The {tax_class.slug!r} class cannot be deleted: the store relies on it "
             "(products without a class, or the shipping tax class setting).",
