@@ -23,4 +23,5 @@ urlpatterns = [
     path("", include("store.courier.api.urls")),
     path("", include("store.shipping.api.urls")),
     path("", include("store.payments.api.urls")),
+    path("", include("store.tax.api.urls")),
 ]

@@ -28,6 +28,12 @@ class Cart(models.Model):
     shipping_country = models.CharField(max_length=2, blank=True)
     shipping_region = models.CharField(max_length=10, blank=True)
     shipping_postcode = models.CharField(max_length=20, blank=True)
+    vat_number = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="The customer's EU VAT number (checkout field vat_number; checked with "
+        "python-stdnum): the tax of the EU B2B reverse charge (store.tax).",
+    )
     shipping_method = models.ForeignKey(
         ShippingMethod, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

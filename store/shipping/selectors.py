@@ -133,13 +133,18 @@ def quotes(zone: ShippingZone | None, package: Package) -> list[Quote]:
 
 
 def shipping_for(
-    location: Location, package: Package, *, tax_location: Location, config: dict
+    location: Location,
+    package: Package,
+    *,
+    tax_location: Location,
+    config: dict,
+    reverse_charge: bool = False,
 ) -> Shipping:
     """The zone of `location` and its methods available for `package`, each with the cost
     charged (a free-shipping coupon in the package makes every one cost nothing) and its tax
     at `tax_location` (store settings `config`: tax.shipping_taxable, tax.shipping_tax_class,
-    tax.prices_include_tax). The cart's totals and methods and POST /shipping/calculate all
-    come from here."""
+    tax.prices_include_tax; `reverse_charge`: an EU business buyer pays none). The cart's
+    totals and methods and POST /shipping/calculate all come from here."""
     zone = zone_for(location)
     found = quotes(zone, package)
     tax = config["tax"]
@@ -147,7 +152,11 @@ def shipping_for(
     if tax["shipping_taxable"] and found:
         shipping_class = tax["shipping_tax_class"]
         rates = tax_selectors.rates_for(
-            tax_location, {shipping_class}, shipping=True, config=config
+            tax_location,
+            {shipping_class},
+            shipping=True,
+            config=config,
+            reverse_charge=reverse_charge,
         )[shipping_class]
     inclusive = tax["prices_include_tax"]
     out = []

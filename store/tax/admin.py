@@ -1,17 +1,72 @@
-"""Admin for tax classes, rates and products' tax classes. EU VAT rates are loaded with
-`manage.py load_eu_vat_rates` (from the data the project ships)."""
+"""Admin for tax classes, rates and products' tax classes: adding, changing and deleting go
+through store.tax.services (the API's checks), bulk enable/disable too. EU VAT rates are
+loaded with `manage.py load_eu_vat_rates`."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count
 
-from store.tax import services
-from store.tax.models import STANDARD, ProductTaxClass, TaxClass, TaxRate
+from common.admin import ServiceAdmin, ServiceForm
+from store.tax import selectors, services
+from store.tax.models import ProductTaxClass, TaxClass, TaxRate
 
 
-class TaxRateForm(forms.ModelForm):
+class TaxClassForm(ServiceForm):
+    generated = ("slug",)
+
+    class Meta:
+        model = TaxClass
+        fields = ["name", "slug", "sort_order"]
+
+    def check(self, fields: dict) -> None:
+        if fields.get("slug"):
+            services.tax_class_check_slug(
+                fields["slug"], instance=self.instance if self.instance.pk else None
+            )
+
+
+@admin.register(TaxClass)
+class TaxClassAdmin(ServiceAdmin):
+    form = TaxClassForm
+    list_display = ["name", "slug", "rate_count", "product_count", "sort_order"]
+    search_fields = ["name", "slug"]
+    readonly_fields = ["created_at", "updated_at"]
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        self._usage = selectors.class_usage(obj.pk for obj in changelist.result_list)
+        return changelist
+
+    def _count(self, obj, key: str) -> int:
+        usage = getattr(self, "_usage", {}).get(obj.pk)
+        if usage is None:
+            usage = selectors.class_usage([obj.pk])[obj.pk]
+        return usage[key]
+
+    @admin.display(description="Rates")
+    def rate_count(self, obj):
+        return self._count(obj, "rates")
+
+    @admin.display(description="Products")
+    def product_count(self, obj):
+        return self._count(obj, "products")
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.slug in services.protected_class_slugs():
+            return False  # standard: products without a class; the shipping tax class
+        return super().has_delete_permission(request, obj)
+
+    def create(self, request, fields):
+        return services.tax_class_create(fields=fields)
+
+    def update(self, request, obj, fields):
+        return services.tax_class_update(ref=obj.pk, fields=fields)
+
+    def remove(self, request, obj):
+        services.tax_class_delete(ref=obj.pk)
+
+
+class TaxRateForm(ServiceForm):
     class Meta:
         model = TaxRate
         fields = [
@@ -26,53 +81,18 @@ class TaxRateForm(forms.ModelForm):
             "enabled",
         ]
 
-    def clean(self):
-        cleaned = super().clean()
-        cleaned["country"] = (cleaned.get("country") or "").strip().upper()
-        region = (cleaned.get("region") or "").strip().upper()
-        if region.startswith(f"{cleaned['country']}-"):
-            region = region[len(cleaned["country"]) + 1 :]
-        cleaned["region"] = region
-        problems = services.tax_rate_problems(
-            country=cleaned["country"], region=region, postcodes=cleaned.get("postcodes") or ""
-        )
-        for field, problem in problems.items():
-            self.add_error(field, problem)
-        rate = cleaned.get("rate")
-        if rate is not None and not 0 <= rate <= 100:
-            self.add_error("rate", "A rate is a percentage from 0 to 100.")
-        return cleaned
+    def check(self, fields: dict) -> None:
+        services.tax_rate_check(fields=fields, rate=self.instance if self.instance.pk else None)
 
-
-class TaxRateInline(admin.TabularInline):
-    model = TaxRate
-    form = TaxRateForm
-    extra = 0
-    fields = ["country", "region", "postcodes", "rate", "name", "priority", "enabled"]
-
-
-@admin.register(TaxClass)
-class TaxClassAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "rate_count", "sort_order"]
-    search_fields = ["name", "slug"]
-    prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = ["created_at", "updated_at"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).annotate(rate_total=Count("rates"))
-
-    @admin.display(description="Rates", ordering="rate_total")
-    def rate_count(self, obj):
-        return obj.rate_total
-
-    def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.slug == STANDARD:
-            return False  # products without a class are taxed as standard
-        return super().has_delete_permission(request, obj)
+    def service_fields(self) -> dict:
+        fields = super().service_fields()
+        if fields.get("tax_class") is not None:
+            fields["tax_class"] = fields["tax_class"].slug
+        return fields
 
 
 @admin.register(TaxRate)
-class TaxRateAdmin(admin.ModelAdmin):
+class TaxRateAdmin(ServiceAdmin):
     form = TaxRateForm
     list_display = [
         "name",
@@ -92,6 +112,15 @@ class TaxRateAdmin(admin.ModelAdmin):
     readonly_fields = ["source", "created_at", "updated_at"]
     actions = ["enable", "disable"]
     list_per_page = 100
+
+    def create(self, request, fields):
+        return services.tax_rate_create(fields=fields)
+
+    def update(self, request, obj, fields):
+        return services.tax_rate_update(rate_id=obj.pk, fields=fields)
+
+    def remove(self, request, obj):
+        services.tax_rate_delete(rate_id=obj.pk)
 
     @admin.action(description="Enable")
     def enable(self, request, queryset):

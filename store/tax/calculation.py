@@ -51,3 +51,28 @@ def split_by_rate(tax: int, rates: Sequence[Rate]) -> list[int]:
     if sum(weights) == 0:
         return [0] * len(rates)
     return allocate_cents(tax, weights)
+
+
+@dataclass(frozen=True)
+class Taxed:
+    """An amount taxed by the rule above: as entered, without tax, its tax, with tax, and the
+    tax per rate (adding up to `tax`)."""
+
+    amount: int
+    net: int
+    tax: int
+    gross: int
+    by_rate: tuple[tuple[Rate, int], ...]
+
+
+def taxed(amount: int, rates: Sequence[Rate], *, inclusive: bool) -> Taxed:
+    """`amount` cents (as entered: with tax when `inclusive`) taxed at `rates`."""
+    tax = tax_cents(amount, rates, inclusive=inclusive)
+    net = amount - tax if inclusive else amount
+    return Taxed(
+        amount=amount,
+        net=net,
+        tax=tax,
+        gross=net + tax,
+        by_rate=tuple(zip(rates, split_by_rate(tax, rates), strict=True)),
+    )

@@ -9,6 +9,7 @@ from store.catalog.models import Product
 STANDARD = "standard"
 REDUCED = "reduced-rate"
 ZERO = "zero-rate"
+EU_VAT_SOURCE = "eu_vat"  # TaxRate.source of the rates the EU VAT loader made
 
 
 class TaxClass(models.Model):

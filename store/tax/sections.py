@@ -31,6 +31,12 @@ class TaxSettings(serializers.Serializer):
     shipping_tax_class = StrictCharField(
         max_length=100, default="standard", help_text="Slug of the tax class shipping uses."
     )
+    eu_reverse_charge = StrictBooleanField(
+        default=False,
+        help_text="EU B2B reverse charge: a customer with a valid VAT number (python-stdnum) "
+        "of an EU member state other than the store's country pays no tax (the customer "
+        "accounts for it). Tax-inclusive prices stay the same.",
+    )
 
 
 TAX = register(Section("tax", "Tax", TaxSettings))

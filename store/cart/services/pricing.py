@@ -217,9 +217,14 @@ def cart_state(
         config=config,
     )
     shipping_location = address or Location(config["general"]["store_country"])
+    reverse_charge = tax_selectors.reverse_charge_applies(
+        cart.vat_number if cart is not None else "", config
+    )
     product_ids = [item.product_id for item in items]
     classes = {item.product_id: _tax_class(item.product) for item in items}
-    rates = tax_selectors.rates_for(location, set(classes.values()), config=config)
+    rates = tax_selectors.rates_for(
+        location, set(classes.values()), config=config, reverse_charge=reverse_charge
+    )
     categories = _category_ids(product_ids, needs_categories)
 
     priced = []
@@ -273,7 +278,11 @@ def cart_state(
     )
     # The one shipping calculation (POST /shipping/calculate answers the same figures).
     shipping = shipping_selectors.shipping_for(
-        shipping_location, package, tax_location=location, config=config
+        shipping_location,
+        package,
+        tax_location=location,
+        config=config,
+        reverse_charge=reverse_charge,
     )
     quotes = shipping.quotes
     method = None

@@ -73,6 +73,14 @@ class CheckoutWriteSerializer(AliasedSerializer):
     customer_note = serializers.CharField(
         required=False, allow_blank=True, max_length=2000, help_text="Also accepted as `note`."
     )
+    vat_number = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=32,
+        help_text="The customer's EU VAT number with its country prefix (checked with "
+        "python-stdnum; blank removes it). Kept on the cart: with tax.eu_reverse_charge on and "
+        "a member state other than the store's, the cart and the order carry no tax.",
+    )
     cart_id = CartHintField()
 
 

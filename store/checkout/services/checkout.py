@@ -36,6 +36,7 @@ from store.payments import services as payment_services
 from store.payments.gateways import Gateway
 from store.settings import selectors as store_settings
 from store.shipping.models import MethodType
+from store.tax import selectors as tax_selectors
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +101,9 @@ def _apply(checkout: Checkout, cart: Cart, fields: dict, config: dict) -> None:
             fields["shipping_address"], name="shipping_address", problems=problems
         )
     problems.raise_if_any()
+    vat_number = (
+        tax_selectors.vat_number_clean(fields["vat_number"]) if "vat_number" in fields else None
+    )
     if fields.get("payment_method"):
         payment_services.gateway_get(method_id=fields["payment_method"], config=config)
     if "email" in fields:
@@ -112,6 +116,9 @@ def _apply(checkout: Checkout, cart: Cart, fields: dict, config: dict) -> None:
         checkout.payment_method = fields["payment_method"] or ""
     if "customer_note" in fields:
         checkout.customer_note = fields["customer_note"] or ""
+    if vat_number is not None and vat_number != cart.vat_number:
+        cart.vat_number = vat_number  # the cart's pricing applies the reverse charge
+        cart.save(update_fields=["vat_number"])
     destination = shipping_address_of(checkout)
     if destination.get("country"):
         wanted = {

@@ -183,6 +183,7 @@ def test_tax_settings_are_validated(admin_client_api):
         "tax_based_on": "shipping",
         "shipping_taxable": True,
         "shipping_tax_class": "standard",
+        "eu_reverse_charge": False,
     }
 
 
@@ -240,13 +241,6 @@ def test_dry_run_saves_nothing():
     assert not TaxRate.objects.exists()
 
 
-def test_the_data_file_is_json_with_decimal_strings():
-    raw = json.loads(selectors.EU_VAT_FILE.read_text())
-    for entry in raw["countries"]:
-        assert isinstance(entry["standard"], str)
-        assert all(isinstance(value, str) for value in entry["reduced"])
-
-
 @pytest.mark.parametrize(
     ("fields", "bad"),
     [
@@ -290,3 +284,54 @@ def test_the_admin_bulk_actions_drop_the_cached_rates(client, admin_user):
         {"action": "disable", "_selected_action": [rate.pk]},
     )
     assert percents(Location("GR")) == []
+
+
+def test_loading_from_a_dataset_file(tmp_path):
+    """--file reads a dataset in the library's format (a newer release, downloaded)."""
+    import eu_vat_rates_data
+    from django.core.management.base import CommandError
+
+    services.eu_vat_rates_load()
+    dataset = json.loads(json.dumps(eu_vat_rates_data.dataset))
+    dataset["version"] = "2099-01-01"
+    dataset["rates"]["GR"]["standard"] = 25.0
+    dataset["rates"]["GR"]["reduced"] = [17.0, 12.0, 6.0]  # 17: the islands', left out
+    path = tmp_path / "eu_vat_rates_data.json"
+    path.write_text(json.dumps(dataset))
+    out = StringIO()
+    call_command("load_eu_vat_rates", "--file", str(path), stdout=out)
+    assert "as of 2099-01-01" in out.getvalue()
+    assert "updated GR standard 25% (was 24%)" in out.getvalue()
+    assert percents(Location("GR")) == [Decimal(25)]
+    assert percents(Location("GR"), "reduced-rate") == [Decimal(12)]
+    for bad in ("[]", '{"rates": {"GR": {"eu_member": true, "standard": "lots"}}}', "{", ""):
+        path.write_text(bad)
+        with pytest.raises(CommandError):
+            call_command("load_eu_vat_rates", "--file", str(path), stdout=StringIO())
+    with pytest.raises(CommandError):
+        call_command("load_eu_vat_rates", "--file", str(tmp_path / "missing.json"))
+
+
+def test_the_library_table_leaves_out_special_territories():
+    from store.tax import eu_vat
+
+    dataset = {
+        "version": "2026-01-01",
+        "source": "test",
+        "rates": {
+            "PT": {"eu_member": True, "country": "Portugal", "standard": 23.0,
+                   "reduced": [22.0, 16.0, 13.0, 6.0], "super_reduced": 6.0},
+            "NO": {"eu_member": False, "standard": 25.0, "reduced": [15.0]},
+        },
+    }  # fmt: skip
+    table = eu_vat.table_from_dataset(dataset, origin="test")
+    assert table["countries"] == [
+        {
+            "country": "PT",
+            "name": "Portugal",
+            "standard": Decimal(23),
+            "reduced": [Decimal(13), Decimal(6)],
+            "super_reduced": [],
+        }
+    ]
+    assert (table["as_of"], table["source"]) == ("2026-01-01", "test (test)")
