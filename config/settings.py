@@ -75,6 +75,8 @@ INSTALLED_APPS += [
     "store.checkout",
     "store.emails",
     "store.reports",
+    # The ERP (issue 14): a package of apps behind the Business-tier licence gate (erp/).
+    "erp.core",
 ]
 
 MIDDLEWARE = [
@@ -523,6 +525,11 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "CourierProviderEnum": "store.courier.providers.PROVIDER_NAMES",
     }
 )
+
+# The ERP (issue 14): the store's licence (a licence of this service) that lets it run the ERP
+# before any POST /erp/activate names one, and how long the gate trusts its last verdict.
+ERP_LICENSE_KEY = env_str("ERP_LICENSE_KEY")
+ERP_LICENSE_CACHE_SECONDS = env_int("ERP_LICENSE_CACHE_SECONDS", 60, minimum=1)
 
 # Courier vouchers (issue 13). The sandbox courier collects nothing: it works in development
 # (DEBUG) and wherever this is set (a staging site); elsewhere it answers 409. The real couriers'

@@ -36,6 +36,7 @@ urlpatterns = [
     path("pay/sandbox/<str:token>", SandboxCheckoutView.as_view(), name="sandbox-checkout"),
     path("api/v1/", include(api_v1)),
     path(f"{settings.REST_ROOT}/ec/v1/", include("store.urls")),
+    path(f"{settings.REST_ROOT}/ec/v1/", include("erp.urls")),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.
     re_path(r"^api/", api_not_found),

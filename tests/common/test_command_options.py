@@ -36,8 +36,17 @@ ORDERS = {
         ["-v", "0", "--dry-run"],
     ],
     "dispatch_webhooks": [["-v", "0"]],
+    "courier_refresh_tracking": [
+        ["--limit", "5", "--enqueue", "-v", "0"],
+        ["-v", "0", "--enqueue", "--limit", "5"],
+    ],
+    "payment_sandbox_event": [
+        ["stripe", "pi_1", "--type", "payment.failed", "--base-url", "http://x.test"],
+        ["--type", "payment.failed", "stripe", "--base-url", "http://x.test", "pi_1"],
+        ["--base-url", "http://x.test", "stripe", "pi_1", "--type", "payment.failed"],
+    ],
 }
-PROJECT_APPS = ("accounts", "common", "licensing", "clients", "webhooks", "store")
+PROJECT_APPS = ("accounts", "common", "licensing", "clients", "webhooks", "store", "erp")
 
 
 def parsed(name: str, args: list[str]) -> dict:
@@ -50,7 +59,7 @@ def test_every_project_command_is_covered():
     ours = {
         name
         for name, app in get_commands().items()
-        if app.split(".")[0] in PROJECT_APPS or app.startswith("store.")
+        if app.split(".")[0] in PROJECT_APPS or app.startswith(("store.", "erp."))
     }
     assert ours == set(ORDERS)
 

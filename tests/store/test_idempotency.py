@@ -388,6 +388,8 @@ def test_log_ins_ignore_the_key():
 def test_every_store_post_documents_the_header():
     schema = generate()
     skipped = {"/checkout/login", "/checkout/create-account"}
+    # Inbound provider events: deduplicated by the provider's event id instead (issue 13).
+    skipped |= {"/webhooks/payment/{gateway_id}", "/payment/callback/{gateway_id}"}
     posts = {path: ops["post"] for path, ops in schema["paths"].items() if "post" in ops}
     assert {"/orders", "/media", "/products", "/checkout", "/admin/coupons"} <= set(posts)
     for path, operation in posts.items():

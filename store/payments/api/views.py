@@ -348,7 +348,6 @@ class GatewayConfigDetailView(StoreResourceView):
 class GatewayConfigTestView(StoreAPIView):
     access = STAFF
     openapi_tag = CONFIG_TAG
-    idempotent = False  # a check, not a creation
 
     @store_schema(
         summary="Check a gateway config's credentials",

@@ -1,0 +1,8 @@
+"""The ERP's routes, mounted under /{REST_ROOT}/ec/v1/ beside the store's (config/urls.py):
+every erp app's api/urls.py. Apps added later append theirs here."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("erp.core.api.urls")),
+]
