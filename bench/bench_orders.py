@@ -17,11 +17,6 @@ orders, a reopening could come before the release and take nothing).
     .venv/bin/python -m bench.bench_orders --rounds 5 --seconds 3
 """
 
-import contextlib
-import os
-import subprocess
-import sys
-
 from bench import harness
 from bench.harness import Case, run_bench
 
@@ -142,27 +137,6 @@ CASES = [
 ]
 
 
-@contextlib.contextmanager
-def release_worker(name: str):
-    """A Celery worker (one process) on the bench's database and Redis for the run."""
-    redis_url = os.environ.get("BENCH_REDIS_URL") or harness.DEFAULT_REDIS
-    env = {**os.environ, **harness.server_env(name, harness.database_url(name), redis_url)}
-    celery = os.path.join(os.path.dirname(sys.executable), "celery")
-    worker = subprocess.Popen(  # noqa: S603 - our own worker
-        [celery, "-A", "config", "worker", "-c", "1", "-l", "WARNING", "--without-gossip"],
-        env=env,
-        cwd=harness.ROOT,
-    )
-    try:
-        yield worker
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-
-
 if __name__ == "__main__":
-    with release_worker("orders"):
+    with harness.celery_worker("orders"):
         run_bench("orders", seed=seed, cases=CASES, seed_version=SEED_VERSION)

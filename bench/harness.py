@@ -14,7 +14,9 @@ seed function and calls `run_bench`. The harness:
    of --rounds rounds measures, for each case, its floor and the case back to back (the order
    alternating between rounds), so every ratio compares two runs seconds apart;
 4. counts the answers' statuses in wrk (a Lua response hook) and refuses to report a case whose
-   answers are not (almost all) its expected status;
+   answers are not (almost all) its expected status (one, or a tuple for a case whose script
+   walks several routes); a case's script may also count events of its own in the Lua table
+   `bench_counts` (e.g. completed checkouts), reported per second of the case;
 5. prints, per case, the median (min-max) over the rounds of the p50 and p99 ratios (case over
    floor) and of the throughput ratio (floor requests/s over the case's), and whether the goals
    hold; writes everything to bench/out/<name>.json, which `make bench` gathers into
@@ -72,7 +74,8 @@ class Case:
     goal_p50: float | None = None
     goal_p99: float | None = None
     lua: str | None = None
-    expect_status: int = 200
+    # One status, or several (a script walking routes that answer 200 and 201).
+    expect_status: int | tuple[int, ...] = 200
 
     def __post_init__(self) -> None:
         if self.floor not in FLOOR_PATHS:
@@ -110,17 +113,30 @@ def lua_string(value: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def expected_statuses(expect_status: int | Iterable[int]) -> tuple[int, ...]:
+    """A case's expected status(es) as a tuple."""
+    if isinstance(expect_status, int):
+        return (expect_status,)
+    return tuple(int(status) for status in expect_status)
+
+
+def expected_text(expect_status: int | Iterable[int]) -> str:
+    """`200` or `200/201`."""
+    return "/".join(str(status) for status in expected_statuses(expect_status))
+
+
 def wrk_script(
     *,
     method: str,
     body: str | None,
     headers: dict[str, str],
-    expect_status: int,
+    expect_status: int | tuple[int, ...],
     user_lua: str | None = None,
 ) -> str:
     """The Lua script given to wrk: the request, the case's own script (which may define init,
-    request, setup, response), then the harness's hooks counting statuses and printing the
-    result line (RESULT_MARK + JSON) from `done`."""
+    request, setup, response, and count its own events in `bench_counts[name]`), then the
+    harness's hooks counting statuses and printing the result line (RESULT_MARK + JSON) from
+    `done`."""
     lines = [f"wrk.method = {lua_string(method)}"]
     if body is not None:
         lines.append(f"wrk.body = {lua_string(body)}")
@@ -128,16 +144,18 @@ def wrk_script(
         lines.append(f"wrk.headers[{lua_string(name)}] = {lua_string(value)}")
     if user_lua:
         lines += ["", "-- the case's script", user_lua, ""]
+    expect_lua = ", ".join(f"[{status}] = true" for status in expected_statuses(expect_status))
     lines.append(
         f"""
 -- the harness's hooks
-local bench_expect = {int(expect_status)}
+local bench_expect = {{{expect_lua}}}
 local bench_threads = {{}}
 local bench_user_setup = setup
 local bench_user_response = response
 bench_ok = 0
 bench_bad = 0
 bench_statuses = {{}}
+bench_counts = {{}}
 
 function setup(thread)
   table.insert(bench_threads, thread)
@@ -145,7 +163,7 @@ function setup(thread)
 end
 
 function response(status, headers, body)
-  if status == bench_expect then
+  if bench_expect[status] then
     bench_ok = bench_ok + 1
   else
     bench_bad = bench_bad + 1
@@ -156,26 +174,33 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
-  local ok, bad, statuses = 0, 0, {{}}
+  local ok, bad, statuses, counts = 0, 0, {{}}, {{}}
   for _, thread in ipairs(bench_threads) do
     ok = ok + thread:get("bench_ok")
     bad = bad + thread:get("bench_bad")
     for key, count in pairs(thread:get("bench_statuses")) do
       statuses[key] = (statuses[key] or 0) + count
     end
+    for key, count in pairs(thread:get("bench_counts") or {{}}) do
+      counts[key] = (counts[key] or 0) + count
+    end
   end
-  local parts = {{}}
+  local parts, count_parts = {{}}, {{}}
   for key, count in pairs(statuses) do
     table.insert(parts, string.format('"%s":%d', key, count))
+  end
+  for key, count in pairs(counts) do
+    table.insert(count_parts, string.format('"%s":%d', key, count))
   end
   local e = summary.errors
   io.write(string.format(
     '{RESULT_MARK}{{"requests":%d,"duration_us":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,'
     .. '"mean_us":%.1f,"max_us":%d,"ok":%d,"bad":%d,"statuses":{{%s}},'
-    .. '"errors":{{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}}}}\\n',
+    .. '"errors":{{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}},'
+    .. '"counts":{{%s}}}}\\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
     latency:percentile(99), latency.mean, latency.max, ok, bad, table.concat(parts, ","),
-    e.connect, e.read, e.write, e.status, e.timeout))
+    e.connect, e.read, e.write, e.status, e.timeout, table.concat(count_parts, ",")))
 end
 """
     )
@@ -196,14 +221,16 @@ def parse_wrk_output(text: str) -> dict:
     """One measurement from wrk's output: the harness's result line when present, else wrk's
     own text (`--latency` distribution, Requests/sec, Non-2xx, socket errors).
 
-    Answers {"requests", "rps", "p50_ms", "p90_ms", "p99_ms", "ok", "bad", "statuses",
-    "errors"}; with the text fallback, ok/bad come from the Non-2xx line."""
+    Answers {"requests", "seconds", "rps", "p50_ms", "p90_ms", "p99_ms", "ok", "bad",
+    "statuses", "errors", "counts"} (counts: the case script's `bench_counts`); with the text
+    fallback, ok/bad come from the Non-2xx line and there are no counts."""
     for line in text.splitlines():
         if line.startswith(RESULT_MARK):
             raw = json.loads(line[len(RESULT_MARK) :])
             seconds = raw["duration_us"] / 1e6
             return {
                 "requests": raw["requests"],
+                "seconds": seconds,
                 "rps": raw["requests"] / seconds if seconds else 0.0,
                 "p50_ms": raw["p50_us"] / 1000,
                 "p90_ms": raw["p90_us"] / 1000,
@@ -214,6 +241,7 @@ def parse_wrk_output(text: str) -> dict:
                 "bad": raw["bad"],
                 "statuses": raw["statuses"],
                 "errors": raw["errors"],
+                "counts": raw.get("counts", {}),
             }
     percentiles = {
         int(m.group(1)): _duration_ms(m.group(2))
@@ -237,6 +265,7 @@ def parse_wrk_output(text: str) -> dict:
     errors["status"] = bad
     return {
         "requests": count,
+        "seconds": count / float(rps.group(1)) if float(rps.group(1)) else 0.0,
         "rps": float(rps.group(1)),
         "p50_ms": percentiles[50],
         "p90_ms": percentiles.get(90, percentiles[99]),
@@ -245,6 +274,7 @@ def parse_wrk_output(text: str) -> dict:
         "bad": bad,
         "statuses": {},
         "errors": errors,
+        "counts": {},
     }
 
 
@@ -292,7 +322,8 @@ def summarise_case(case: Case, rounds: list[dict]) -> dict:
             for key, count in r["case"]["statuses"].items():
                 statuses[key] = statuses.get(key, 0) + count
         summary["error"] = (
-            f"refused: {max(shares):.0%} of the answers were not {case.expect_status} "
+            f"refused: {max(shares):.0%} of the answers were not "
+            f"{expected_text(case.expect_status)} "
             f"(unexpected statuses {statuses or '-'}, socket errors counted)"
         )
     elif max(floor_shares) > MAX_BAD_SHARE:
@@ -309,11 +340,38 @@ def summarise_case(case: Case, rounds: list[dict]) -> dict:
     summary["case_p99_ms"] = spread(r["case"]["p99_ms"] for r in rounds)
     summary["floor_p50_ms"] = spread(r["floor"]["p50_ms"] for r in rounds)
     summary["floor_p99_ms"] = spread(r["floor"]["p99_ms"] for r in rounds)
+    summary["counts_per_s"] = counts_per_second(rounds)
     summary["warning"] = (
-        f"{max(shares):.1%} of the answers were not {case.expect_status}" if max(shares) else None
+        f"{max(shares):.1%} of the answers were not {expected_text(case.expect_status)}"
+        if max(shares)
+        else None
     )
     summary["passed"] = goal_passed(case, summary)
     return summary
+
+
+def counts_per_second(rounds: list[dict]) -> dict[str, dict]:
+    """{name: spread of the case's `bench_counts[name]` per second} over the rounds (a name
+    missing from a round counts 0 there); {} when the case's script counts nothing."""
+    names = sorted({name for r in rounds for name in r["case"].get("counts") or {}})
+    out = {}
+    for name in names:
+        rates = []
+        for r in rounds:
+            m = r["case"]
+            seconds = m.get("seconds") or (m["requests"] / m["rps"] if m["rps"] else 0.0)
+            count = (m.get("counts") or {}).get(name, 0)
+            rates.append(count / seconds if seconds else 0.0)
+        out[name] = spread(rates)
+    return out
+
+
+def rates_text(counts_per_s: dict[str, dict] | None) -> str:
+    """`complete 15.2/s (14.0-16.1), start 15.9/s (...)`."""
+    return ", ".join(
+        f"{name} {v['median']:.1f}/s ({v['min']:.1f}-{v['max']:.1f})"
+        for name, v in (counts_per_s or {}).items()
+    )
 
 
 def goal_passed(case: Case, summary: dict) -> bool | None:
@@ -414,6 +472,11 @@ def write_results(
                 f"{run.get('connections')} connections, {run.get('workers')} workers, "
                 f"commit {bench.get('commit', '?')}* | | | | | |"
             )
+        for s in bench["cases"]:
+            if s.get("counts_per_s") and not s.get("error"):
+                lines.append(f"| | *{s['case']}: {rates_text(s['counts_per_s'])}* | | | | | |")
+        for note in bench.get("notes") or []:
+            lines.append(f"| | *{note}* | | | | | |")
     if scale:
         lines += [
             "",
@@ -720,6 +783,41 @@ def run_wrk(
     return parse_wrk_output(result.stdout)
 
 
+@contextlib.contextmanager
+def celery_worker(name: str, extra_env: dict[str, str] | None = None, *, drain: float = 30.0):
+    """A Celery worker (one process) on the bench's database and Redis for the run, as in
+    production. On leaving, it is given up to `drain` seconds to empty the broker's queue, so
+    that no task of this bench is left for the next bench's worker (another database)."""
+    redis_url = os.environ.get("BENCH_REDIS_URL") or DEFAULT_REDIS
+    env = {**os.environ, **server_env(name, database_url(name), redis_url), **(extra_env or {})}
+    celery = os.path.join(os.path.dirname(sys.executable), "celery")
+    worker = subprocess.Popen(  # noqa: S603 - our own worker
+        [celery, "-A", "config", "worker", "-c", "1", "-l", "WARNING", "--without-gossip"],
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        yield worker
+    finally:
+        with contextlib.suppress(Exception):
+            _wait_for_empty_queue(redis_url, drain, worker)
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
+def _wait_for_empty_queue(redis_url: str, seconds: float, worker: subprocess.Popen) -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    deadline = time.monotonic() + seconds
+    while worker.poll() is None and time.monotonic() < deadline and client.llen("celery"):
+        time.sleep(0.2)
+
+
 def floor_case(kind: str) -> Case:
     method, path = FLOOR_PATHS[kind]
     return Case(f"F-{kind}", method=method, path=path, floor=kind)
@@ -769,8 +867,12 @@ def run_bench(
     cases: list[Case],
     seed_version: str = "1",
     argv: list[str] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> dict:
-    """Runs a bench (see the module's docstring); answers what it wrote to bench/out/."""
+    """Runs a bench (see the module's docstring); answers what it wrote to bench/out/.
+
+    `extra_env` is added to the environment of the server and of the in-process seed (e.g.
+    PAYMENT_SANDBOX_ALLOWED for a bench that pays with the sandbox card)."""
     args = parse_args(argv, name)
     if args.only:
         unknown = set(args.only) - {c.name for c in cases}
@@ -781,7 +883,7 @@ def run_bench(
         print(f"[bench] warning: {args.rounds} rounds; the issue asks for at least 5")
     db_url = database_url(name)
     redis_url = os.environ.get("BENCH_REDIS_URL") or DEFAULT_REDIS
-    env = server_env(name, db_url, redis_url)
+    env = {**server_env(name, db_url, redis_url), **(extra_env or {})}
     ctx = prepare_database(name, seed=seed, seed_version=seed_version, reseed=args.reseed, env=env)
     cases = [c.formatted(ctx) for c in cases]
     flushed = flush_redis(redis_url, f"bench_{name}")
@@ -792,10 +894,10 @@ def run_bench(
     try:
         for case in cases:
             status, text = probe(args.port, case) if case.lua is None else (None, "")
-            if status is not None and status != case.expect_status:
+            if status is not None and status not in expected_statuses(case.expect_status):
                 print(
                     f"[bench] warning: {case.name} answered {status}, expected "
-                    f"{case.expect_status}: {text!r}"
+                    f"{expected_text(case.expect_status)}: {text!r}"
                 )
         if args.warmup > 0:
             warm = argparse.Namespace(**{**vars(args), "seconds": args.warmup})
@@ -840,6 +942,7 @@ def run_bench(
             "workers": args.workers,
             "database": db_url.rsplit("/", 1)[-1],
             "redis": redis_url,
+            "extra_env": dict(extra_env or {}),
         },
         "cases": summaries,
     }
@@ -854,6 +957,8 @@ def run_bench(
     )
     print(case_table(summaries))
     for s in summaries:
+        if s.get("counts_per_s"):
+            print(f"{s['case']}: {rates_text(s['counts_per_s'])} (counted by its script)")
         if s.get("warning"):
             print(f"warning: {s['case']}: {s['warning']}")
     print(f"written: {(OUT_DIR / f'{name}.json').relative_to(ROOT)}")

@@ -150,7 +150,7 @@ def test_the_lua_script_sets_the_request_and_chains_the_case_hooks():
     assert 'wrk.method = "POST"' in script
     assert r'wrk.body = "{\"a\": \"b\\n\"}\010"' in script
     assert 'wrk.headers["Content-Type"] = "application/json"' in script
-    assert "local bench_expect = 201" in script
+    assert "local bench_expect = {[201] = true}" in script
     assert script.index("function response(status, headers, body) end") < script.index(
         "local bench_user_response = response"
     )
@@ -250,3 +250,88 @@ def test_wrk_runs_the_script_and_counts_unexpected_statuses():
     assert bad["ok"] == 0
     assert bad["statuses"] == {"404": bad["bad"]}
     assert harness.bad_share(bad) == 1.0
+
+
+def test_a_case_may_expect_several_statuses_and_its_script_may_count_events():
+    script = harness.wrk_script(
+        method="POST", body=None, headers={}, expect_status=(200, 201), user_lua=None
+    )
+    assert "local bench_expect = {[200] = true, [201] = true}" in script
+    assert "bench_counts = {}" in script
+    assert harness.expected_text((200, 201)) == "200/201"
+    line = harness.RESULT_MARK + json.dumps(
+        {
+            "requests": 300,
+            "duration_us": 2_000_000,
+            "p50_us": 1500,
+            "p90_us": 2500,
+            "p99_us": 4000,
+            "mean_us": 1600.5,
+            "max_us": 9000,
+            "ok": 300,
+            "bad": 0,
+            "statuses": {},
+            "errors": {"connect": 0, "read": 0, "write": 0, "status": 0, "timeout": 0},
+            "counts": {"checkouts": 100},
+        }
+    )
+    m = harness.parse_wrk_output(line)
+    assert (m["seconds"], m["counts"]) == (2.0, {"checkouts": 100})
+    case = Case("flow", floor="pkw", expect_status=(200, 201))
+    rounds = [
+        {"floor": measurement(10, 20, 400), "case": {**m, "counts": {"checkouts": n}}}
+        for n in (100, 60, 80)
+    ]
+    s = harness.summarise_case(case, rounds)
+    assert s["error"] is None
+    assert s["passed"] is None
+    assert s["counts_per_s"] == {"checkouts": {"median": 40.0, "min": 30.0, "max": 50.0}}
+    assert harness.rates_text(s["counts_per_s"]) == "checkouts 40.0/s (30.0-50.0)"
+    bad = {**m, "ok": 10, "bad": 290, "statuses": {"409": 290}}
+    refused = harness.summarise_case(case, [{"floor": measurement(10, 20, 400), "case": bad}])
+    assert refused["error"].startswith("refused: 97% of the answers were not 200/201")
+
+
+def test_results_md_shows_a_case_s_counted_rates_and_a_bench_s_notes(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    m = {**measurement(30, 60, 90), "seconds": 2.0, "counts": {"checkouts": 60}}
+    flow = harness.summarise_case(
+        Case("checkout_flow", floor="pkw", expect_status=(200, 201)),
+        [{"floor": measurement(10, 20, 400), "case": m}],
+    )
+    (out / "checkout.json").write_text(
+        json.dumps(
+            {
+                "kind": "bench",
+                "bench": "checkout",
+                "cases": [flow],
+                "notes": ["database after the run: consistent"],
+            }
+        )
+    )
+    text = harness.write_results(out, tmp_path / "results.md", date="d", commit="c", cores=2)
+    row = "| checkout | checkout_flow | F-pkw | 3.00x (3.00-3.00) | 3.00x (3.00-3.00) | — | — |"
+    assert row in text
+    assert "| | *checkout_flow: checkouts 30.0/s (30.0-30.0)* | | | | | |" in text
+    assert "| | *database after the run: consistent* | | | | | |" in text
+
+
+def test_extra_env_reaches_the_server_and_seed_of_that_bench_only(monkeypatch, tmp_path):
+    seen = {}
+
+    def prepare(name, *, seed, seed_version, reseed, env, state_key=None):
+        seen["env"] = env
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(harness, "prepare_database", prepare)
+    monkeypatch.setattr(harness, "ROOT", tmp_path)
+    with pytest.raises(RuntimeError, match="stop here"):
+        harness.run_bench(
+            "x", seed=None, cases=[], argv=[], extra_env={"PAYMENT_SANDBOX_ALLOWED": "1"}
+        )
+    assert seen["env"]["PAYMENT_SANDBOX_ALLOWED"] == "1"
+    assert seen["env"]["DJANGO_SETTINGS_MODULE"] == "bench.settings"
+    with pytest.raises(RuntimeError, match="stop here"):
+        harness.run_bench("x", seed=None, cases=[], argv=[])
+    assert "PAYMENT_SANDBOX_ALLOWED" not in seen["env"]
