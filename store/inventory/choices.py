@@ -17,3 +17,8 @@ class MovementReason(models.TextChoices):
     # Issue 7 (checkout): stock held for an open checkout, and given back.
     CHECKOUT_HOLD = "checkout_hold", "Held for a checkout"
     CHECKOUT_HOLD_RELEASED = "checkout_hold_released", "Checkout hold released"
+    # Issue 14 (ERP inventory and purchasing): the warehouse's own moves.
+    TRANSFER_OUT = "transfer_out", "Transferred out"
+    TRANSFER_IN = "transfer_in", "Transferred in"
+    STOCKTAKE = "stocktake", "Stocktake difference"
+    PURCHASE_RECEIVED = "purchase_received", "Purchase received"

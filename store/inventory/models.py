@@ -77,6 +77,21 @@ class StockLevel(models.Model):
         related_name="stock_levels",
     )
     quantity = models.IntegerField(default=0)
+    # Issue 14 (ERP): the level's average cost (moving average of what was received), and when
+    # to order more (purchasing's auto-reorder; the ERP's low-stock figures).
+    unit_cost = models.DecimalField(
+        max_digits=14,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text="Average cost of one unit (moving average of the receipts).",
+    )
+    reorder_point = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Order more when the quantity is at or below this."
+    )
+    reorder_quantity = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How many to order then (default: up to twice the point)."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -134,6 +149,13 @@ class StockMovement(models.Model):
     reference_type = models.CharField(max_length=32, blank=True)
     reference_id = models.CharField(max_length=64, blank=True)
     reference_line = models.BigIntegerField(null=True, blank=True)
+    unit_cost = models.DecimalField(
+        max_digits=14,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text="Cost of one unit moved (a receipt's purchase price; a transfer's average cost).",
+    )
     note = models.CharField(max_length=255, blank=True)
     idempotency_key = models.CharField(max_length=200, unique=True)
     actor = models.ForeignKey(
