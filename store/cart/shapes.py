@@ -105,6 +105,8 @@ def summary_data(state: CartState) -> dict:
         "prices_include_tax": state.prices_include_tax,
         "needs_shipping": bool(state.items),
         "shipping_method": method_data(state),
+        "vat_number": state.cart.vat_number if state.cart is not None else "",
+        "reverse_charge": state.reverse_charge,
     }
 
 
@@ -225,6 +227,12 @@ class CartSummarySerializer(serializers.Serializer):
     prices_include_tax = serializers.BooleanField()
     needs_shipping = serializers.BooleanField()
     shipping_method = ChosenMethodSerializer(allow_null=True)
+    vat_number = serializers.CharField(
+        help_text="The customer's EU VAT number (the checkout's `vat_number`; '' for none)."
+    )
+    reverse_charge = serializers.BooleanField(
+        help_text="The EU B2B reverse charge applies: the cart carries no tax."
+    )
 
 
 class CartSerializer(CartSummarySerializer):

@@ -96,6 +96,7 @@ class HistoryField(models.TextChoices):
     STATUS = "status", "Status"
     PAYMENT_STATUS = "payment_status", "Payment status"
     FULFILLMENT_STATUS = "fulfillment_status", "Fulfilment status"
+    STOCK = "stock", "Stock (units restocked)"
 
 
 class OrderSource(models.TextChoices):

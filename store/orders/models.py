@@ -60,6 +60,15 @@ class Order(models.Model):
     shipping_method_title = models.CharField(max_length=200, blank=True)
     customer_note = models.TextField(blank=True)
     admin_note = models.TextField(blank=True)
+    vat_number = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="The customer's EU VAT number (compact, checked with python-stdnum).",
+    )
+    reverse_charge = models.BooleanField(
+        default=False,
+        help_text="The EU B2B reverse charge applied (store.tax): the order carries no tax.",
+    )
 
     subtotal = _money(help_text="Sum of the line subtotals.")
     discount_total = _money()
@@ -156,6 +165,11 @@ class OrderItem(models.Model):
     subtotal = MoneyModelField()
     tax = _money()
     total = MoneyModelField()
+    restocked = models.PositiveIntegerField(
+        default=0,
+        help_text="Units given back to stock (a return, a refund's restock): the line holds "
+        "that many fewer (OrderRestock keeps each restock).",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -274,3 +288,37 @@ class OrderStatusChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.field}: {self.from_value or '-'} -> {self.to_value}"
+
+
+class OrderRestock(models.Model):
+    """Units of one line given back to stock (services.restock.order_items_restock); `key`
+    makes a retry of the same restock answer it again instead of restocking twice."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="restocks")
+    order_item = models.ForeignKey(OrderItem, on_delete=models.CASCADE, related_name="restocks")
+    quantity = models.PositiveIntegerField()
+    key = models.CharField(max_length=200, blank=True, help_text="The caller's idempotency key.")
+    note = models.CharField(max_length=255, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(quantity__gte=1), name="store_order_restock_qty"),
+            models.UniqueConstraint(
+                fields=["order_item", "key"],
+                condition=~Q(key=""),
+                name="store_order_restock_key",
+            ),
+        ]
+        indexes = [models.Index(fields=["order", "key"])]
+
+    def __str__(self) -> str:
+        return f"{self.quantity} x item {self.order_item_id} restocked"

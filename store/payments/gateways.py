@@ -61,15 +61,24 @@ class Gateway:
     def applies(self, config: dict, *, country: str = "", total: Decimal | None = None) -> bool:
         """Offered for a cart shipped to `country` with `total` (either unknown: not limited
         by it): the gateway's countries (empty: all) and its min/max total (0: none)."""
+        return not self.unavailable_because(config, country=country, total=total)
+
+    def unavailable_because(
+        self, config: dict, *, country: str = "", total: Decimal | None = None
+    ) -> str:
+        """Why the gateway's limits leave out a cart shipped to `country` with `total` ("":
+        they do not). The one rule of `applies`, the lists and the checkout's refusal."""
         countries = self._value(config, "countries")
         if country and countries and country.upper() not in countries:
-            return False
+            return f"it is not offered in {country.upper()} (only {', '.join(countries)})"
         if total is not None:
             low = Decimal(self._value(config, "min_total"))
             high = Decimal(self._value(config, "max_total"))
-            if (low and total < low) or (high and total > high):
-                return False
-        return True
+            if low and total < low:
+                return f"it is offered from a total of {low} (this one is {total})"
+            if high and total > high:
+                return f"it is offered up to a total of {high} (this one is {total})"
+        return ""
 
     def configured(self) -> bool:
         return True

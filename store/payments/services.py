@@ -12,7 +12,7 @@ import json
 import logging
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -62,25 +62,47 @@ logger = logging.getLogger(__name__)
 # --- The methods offered -----------------------------------------------------------------------
 
 
+def cart_limits(state) -> dict:
+    """What the gateways' limits read of a priced cart: its country (where it ships, as priced)
+    and its total. The lists and the checkout's choice read the same."""
+    return {"country": state.location.country or "", "total": state.totals["total"]}
+
+
 def payment_methods(*, config: dict | None = None, state=None) -> list[Gateway]:
     """The methods offered now (selectors.payment_methods): for a priced cart (`state`),
     those offered for its country and total."""
     if state is None:
         return selectors.payment_methods(config=config)
-    return selectors.payment_methods(
-        config=config, country=state.location.country, total=state.totals["total"]
-    )
+    return selectors.payment_methods(config=config, **cart_limits(state))
 
 
-def gateway_get(*, method_id: str, config: dict | None = None) -> Gateway:
-    """The gateway of `method_id`: 400 `payment_method_unavailable` when unknown or turned
-    off; 503 `payments_not_configured` for the sandbox outside development."""
+def gateway_get(
+    *,
+    method_id: str,
+    config: dict | None = None,
+    country: str = "",
+    total: Decimal | None = None,
+) -> Gateway:
+    """The gateway of `method_id`: 400 `payment_method_unavailable` when unknown, turned off,
+    or (with `country`/`total`, e.g. `cart_limits` of a priced cart) outside the gateway's
+    countries or min/max total (the rule of the lists: Gateway.unavailable_because); 503
+    `payments_not_configured` for the sandbox outside development."""
     config = config or store_settings.get_all()
     gateway = GATEWAYS.get(method_id or "")
+    why = ""
     if gateway is None or not gateway.enabled(config):
-        offered = ", ".join(g.id for g in payment_methods(config=config)) or "none"
+        why = "it is unknown or turned off"
+    else:
+        why = gateway.unavailable_because(config, country=country, total=total)
+    if why:
+        offered = (
+            ", ".join(
+                g.id for g in selectors.payment_methods(config=config, country=country, total=total)
+            )
+            or "none"
+        )
         raise rule_broken(
-            f"Payment method {method_id!r} is not offered (offered: {offered}).",
+            f"Payment method {method_id!r} cannot be used here: {why} (offered: {offered}).",
             code="payment_method_unavailable",
         )
     gateway.ensure_configured()
@@ -501,6 +523,7 @@ class RefundResult:
     order: Order
     refunds: list[GatewayRefund]
     restocked: bool
+    restocked_items: list[dict] = field(default_factory=list)  # [{item_id, quantity}]
 
 
 def _charges(order: Order) -> list[tuple[Payment, Decimal]]:
@@ -544,6 +567,7 @@ def refund_create(
     currency: str = "",
     reason: str = "",
     restock: bool = False,
+    items: list[dict] | None = None,
     actor=None,
 ) -> RefundResult:
     """Refund an order, in full (no `amount`) or in part, through the gateways that took its
@@ -552,9 +576,14 @@ def refund_create(
 
     Refused, changing nothing: 404 no order; 409 `order_not_paid` (nothing paid);
     409 `refund_exceeds_refundable`; 400 `currency_mismatch`; 400 `restock_needs_full_refund`
-    (stock comes back only with a refund that leaves nothing paid: the order moves to
-    `refunded`, which gives its stock back); 502 when a provider fails or refuses (nothing
+    (`restock` without `items` gives every unit back: only with a refund that leaves nothing
+    paid, the order moving to `refunded`); 502 when a provider fails or refuses (nothing
     recorded; a retry sends the provider the same idempotency keys).
+
+    `restock` with `items` ([{item_id, quantity}]) gives back exactly those units, with any
+    refund, through store.orders' `order_items_restock` (its refusals: 400
+    `order_item_not_found`, 409 `restock_exceeds_held`, 409 `order_stock_released`), before
+    any provider is called; `items` without `restock` is 400 `restock_items_without_restock`.
     """
     order = Order.objects.select_for_update().filter(pk=order_id).first()
     if order is None:
@@ -580,7 +609,12 @@ def refund_create(
             code="refund_exceeds_refundable",
             status=409,
         )
-    if restock and amount != refundable:
+    if items and not restock:
+        raise invalid_params(
+            {"items": ["Lines to give back to stock go with `restock: true`."]},
+            code="restock_items_without_restock",
+        )
+    if restock and not items and amount != refundable:
         raise invalid_params(
             {"restock": ["Stock comes back with a refund of everything left to refund."]},
             code="restock_needs_full_refund",
@@ -598,6 +632,16 @@ def refund_create(
             code="refund_exceeds_refundable",
             status=409,
         )
+    restocked_items: list[dict] = []
+    if restock and items:  # first: a refusal calls no provider; a provider error undoes it
+        done = order_services.order_items_restock(
+            order_id=order.pk,
+            items=items,
+            actor=logged_in(actor),
+            note=reason or "Refund",
+            key=f"refund:{order.pk}:{sequence}",
+        )
+        restocked_items = [{"item_id": item.pk, "quantity": units} for item, units in done.lines]
     made = []
     for charge, part in plan:
         name, provider = _refund_through(charge)
@@ -634,8 +678,8 @@ def refund_create(
                 currency=order.currency,
             )
         )
-    restocked = False
-    if restock:
+    restocked = bool(restocked_items)
+    if restock and not items:
         order_services.order_status_set(
             order_id=order.pk,
             status=OrderStatus.REFUNDED,
@@ -644,7 +688,9 @@ def refund_create(
         )
         restocked = True
     order.refresh_from_db()
-    return RefundResult(order=order, refunds=made, restocked=restocked)
+    return RefundResult(
+        order=order, refunds=made, restocked=restocked, restocked_items=restocked_items
+    )
 
 
 def sandbox_signed_event(

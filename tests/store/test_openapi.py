@@ -360,3 +360,17 @@ def test_the_email_operations(schema):
     parameter = paths["/emails/templates/{email_type}"]["get"]["parameters"][0]
     assert parameter["name"] == "email_type"
     assert "order_confirmation" in parameter["schema"]["enum"]
+
+
+def test_the_vat_number_and_restock_fields(schema):
+    """Issue 13 follow-up: the VAT number and the reverse charge in the cart, checkout and
+    order bodies; the refund's restock of some lines."""
+    shapes = schema["components"]["schemas"]
+    for name in ("CartSummary", "Cart", "Checkout", "Order", "CustomerOrder"):
+        assert {"vat_number", "reverse_charge"} <= set(shapes[name]["properties"]), name
+    assert "vat_number" in shapes["OrderCreateRequest"]["properties"]
+    assert "restocked" in shapes["OrderItem"]["properties"]
+    assert "items" in shapes["RefundWriteRequest"]["properties"]
+    assert "restocked_items" in shapes["Refund"]["properties"]
+    refund = schema["paths"]["/payment/refund/{order_id}"]["post"]["responses"]
+    assert {"400", "409"} <= set(refund)

@@ -83,6 +83,7 @@ class CartState:
     config: dict = field(default_factory=dict)  # the store settings the pricing used
     notices: list[dict] = field(default_factory=list)
     held: dict = field(default_factory=dict)  # units held for the cart by its checkout, per item
+    reverse_charge: bool = False  # the EU B2B reverse charge took the tax off (store.tax)
 
     @property
     def item_count(self) -> int:
@@ -317,4 +318,5 @@ def cart_state(
         config=config,
         notices=notices,
         held=held_units(cart),
+        reverse_charge=reverse_charge,
     )

@@ -146,9 +146,9 @@ def cart_merge_on_login(*, user, token: str | None) -> Cart | None:
     Without a customer cart the guest cart simply becomes theirs. Otherwise each guest line
     joins the same line of the customer's cart (quantities add up, capped at the stock and the
     per-item limit) or is moved over (up to the line limit); the guest's coupons are added
-    (re-checked at the next calculation); the guest's shipping address and method win, being
-    the latest the shopper gave. The guest cart is then deleted. Idempotent: a token that
-    names no guest cart leaves everything as it is.
+    (re-checked at the next calculation); the guest's shipping address and method, and its VAT
+    number, win, being the latest the shopper gave. The guest cart is then deleted.
+    Idempotent: a token that names no guest cart leaves everything as it is.
     """
     user = logged_in(user)
     if user is None:
@@ -198,6 +198,8 @@ def _merge(guest: Cart, own: Cart) -> None:
     for link in guest.applied_coupons.order_by("applied_at", "id"):
         if link.coupon_id not in applied:
             CartCoupon.objects.create(cart=own, coupon_id=link.coupon_id)
+    if guest.vat_number:  # the latest the shopper gave, as the address
+        own.vat_number = guest.vat_number
     if guest.shipping_country:
         own.shipping_country = guest.shipping_country
         own.shipping_region = guest.shipping_region

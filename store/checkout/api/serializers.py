@@ -157,6 +157,19 @@ def order_ref(checkout: Checkout, *, base_url: str, config: dict) -> dict | None
     }
 
 
+def vat_data(state, order) -> dict:
+    """The VAT number and the reverse charge: the priced cart's until the order is placed,
+    then what the order recorded."""
+    if state is not None:
+        return {
+            "vat_number": state.cart.vat_number if state.cart is not None else "",
+            "reverse_charge": state.reverse_charge,
+        }
+    if order is not None:
+        return {"vat_number": order.vat_number, "reverse_charge": order.reverse_charge}
+    return {"vat_number": "", "reverse_charge": False}
+
+
 def checkout_data(checkout: Checkout, *, state, base_url: str, config: dict) -> dict:
     """The checkout; `state` is its cart priced (None once the order is placed)."""
     gateway = GATEWAYS.get(checkout.payment_method)
@@ -174,6 +187,7 @@ def checkout_data(checkout: Checkout, *, state, base_url: str, config: dict) -> 
         "payment_method": checkout.payment_method,
         "payment_method_title": gateway.title(config) if gateway is not None else "",
         "customer_note": checkout.customer_note,
+        **vat_data(state, order),
         "needs_payment": needs_payment(state)
         if state is not None
         else bool(order is not None and order.total > 0),
@@ -317,6 +331,12 @@ class CheckoutSerializer(serializers.Serializer):
     payment_method = serializers.CharField()
     payment_method_title = serializers.CharField()
     customer_note = serializers.CharField()
+    vat_number = serializers.CharField(
+        help_text="The customer's EU VAT number ('' for none): the cart's, then the order's."
+    )
+    reverse_charge = serializers.BooleanField(
+        help_text="The EU B2B reverse charge applies (tax.eu_reverse_charge): no tax."
+    )
     needs_payment = serializers.BooleanField(help_text="The total is above zero.")
     needs_shipping_address = serializers.BooleanField(help_text="Not for local pickup.")
     hold = HoldSerializer()

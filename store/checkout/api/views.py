@@ -97,8 +97,10 @@ class CheckoutView(CheckoutSessionView):
         description="Starts the checkout of the session's cart (400 `cart_empty` without items) "
         "with any of: `email`, `billing_address`, `shipping_address` (absent or null: ship to "
         "the billing address), `shipping_method` (an id of GET /cart/shipping-methods, "
-        "available for the address), `payment_method` (GET /checkout/payment-methods), "
-        "`customer_note`. Answers 201 with the checkout; a cart has one open checkout, so "
+        "available for the address), `payment_method` (GET /checkout/payment-methods: one "
+        "the gateway's countries or min/max total leave out for the cart as this body leaves "
+        "it is 400 `payment_method_unavailable`), `customer_note`, `vat_number`. Answers 201 "
+        "with the checkout; a cart has one open checkout, so "
         "starting again updates it (200). The shipping address (country, state, postcode) "
         "becomes the cart's, for shipping costs and tax. Rate limited per client address or "
         "account (THROTTLE_RATE_CHECKOUT_START, 20/hour), since it holds stock. Without an account "
@@ -147,8 +149,9 @@ class CheckoutDetailView(CheckoutSessionView):
     @store_schema(
         summary="Update a checkout",
         description="Changes the fields sent (those of POST /checkout); an address replaces the "
-        "stored one. Only while open or expired (409 `checkout_not_editable` once the order is "
-        "placed)." + HOLD_TEXT + SESSION_TEXT,
+        "stored one; a payment method its gateway's countries or min/max total leave out "
+        "for the cart is 400 `payment_method_unavailable`. Only while open or expired (409 "
+        "`checkout_not_editable` once the order is placed)." + HOLD_TEXT + SESSION_TEXT,
         **UPDATE,
     )
     def patch(self, request, checkout_id):
@@ -216,7 +219,8 @@ class CheckoutCompleteView(CheckoutSessionView):
         "`payments.bank_transfer_hold_hours`, 24), "
         "`cash_on_delivery` in processing, unpaid; a free order needs no method. Refusals "
         "before the order exists change nothing: `checkout_incomplete` (naming each missing "
-        "field), `cart_empty`, `no_shipping_method`, `payment_method_unavailable`, "
+        "field), `cart_empty`, `no_shipping_method`, `payment_method_unavailable` (also a "
+        "method whose countries or min/max total no longer take the cart), "
         "`invalid_param` for `payment_data.*`. A declined card keeps the order pending for "
         "`checkout.unpaid_order_hold_minutes` (60), then it is cancelled and its stock and "
         "coupon uses come back. Completing a completed checkout answers the same order; the "

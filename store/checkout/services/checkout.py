@@ -187,10 +187,20 @@ def check_shipping(state: CartState) -> None:
 
 
 def check_payment(checkout: Checkout, state: CartState, config: dict) -> Gateway | None:
-    """The chosen gateway (None when there is nothing to pay)."""
+    """The chosen gateway (None when there is nothing to pay), offered for the cart's country
+    and total as the payment-method lists read them (400 `payment_method_unavailable`)."""
     if not needs_payment(state) or not checkout.payment_method:
         return None
-    return payment_services.gateway_get(method_id=checkout.payment_method, config=config)
+    return payment_services.gateway_get(
+        method_id=checkout.payment_method, config=config, **payment_services.cart_limits(state)
+    )
+
+
+def _check_chosen(checkout: Checkout, state: CartState, fields: dict, config: dict) -> None:
+    """A payment method sent is refused when its limits leave out the cart as it is after the
+    other fields (its address) were applied; a refusal rolls the whole request back."""
+    if fields.get("payment_method"):
+        check_payment(checkout, state, config)
 
 
 def is_guest(user) -> bool:
@@ -298,7 +308,8 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
     elif user is not None and checkout.user_id is None:
         checkout.user = user
     _apply(checkout, cart, fields, config)
-    holds_refresh(checkout, cart, config, timezone.now())
+    state = holds_refresh(checkout, cart, config, timezone.now())
+    _check_chosen(checkout, state, fields, config)
     checkout.save()
     return checkout, created
 
@@ -315,7 +326,8 @@ def checkout_update(*, checkout_id: int, token: str | None, user=None, fields: d
     if user is not None and checkout.user_id is None:
         checkout.user = user
     _apply(checkout, cart, fields, config)
-    holds_refresh(checkout, cart, config, timezone.now())
+    state = holds_refresh(checkout, cart, config, timezone.now())
+    _check_chosen(checkout, state, fields, config)
     checkout.save()
     return checkout
 

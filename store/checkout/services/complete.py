@@ -163,6 +163,7 @@ def _place(
         discount_total=totals["discount"],
         customer_note=checkout.customer_note,
         coupon_lines=_coupon_lines(state),
+        vat_number=cart.vat_number,  # the order's reverse charge follows by the cart's rule
         actor=checkout.user,
         source=CHECKOUT_SOURCE,
     )
@@ -281,7 +282,9 @@ def checkout_complete(
         else:  # awaiting payment: pay the placed order (another card, or another method)
             if payment_method:
                 checkout.payment_method = payment_method
-            gateway = payment_services.gateway_get(method_id=checkout.payment_method, config=config)
+            gateway = payment_services.gateway_get(
+                method_id=checkout.payment_method, config=config, **_order_limits(checkout, config)
+            )
             card = _card(gateway, payment_data)
             if not gateway.pays_at_checkout:
                 _switch_offline(checkout, gateway, config=config, now=now, base_url=base_url)
@@ -349,6 +352,17 @@ def _switch_offline(
     )
     order.refresh_from_db()
     _completed(checkout, order, gateway, config=config, now=now, base_url=base_url)
+
+
+def _order_limits(checkout: Checkout, config: dict) -> dict:
+    """The placed order's country and total, as the gateways' limits read a cart (its
+    shipping country, else the store's; its total)."""
+    order = checkout.order
+    if order is None:
+        return {}
+    address = order.shipping_address or order.billing_address or {}
+    country = address.get("country") or config["general"]["store_country"]
+    return {"country": country, "total": order.total}
 
 
 def _payable_order(checkout: Checkout) -> Order:

@@ -88,6 +88,7 @@ def item_data(item, *, order=None) -> dict:
         "subtotal": money_str(item.subtotal),
         "tax": money_str(item.tax),
         "total": money_str(item.total),
+        "restocked": item.restocked,
     }
     if order is not None:
         data["order"] = order_totals(order)
@@ -183,6 +184,8 @@ def order_detail(order, *, staff: bool = True) -> dict:
             "shipping_method": order.shipping_method,
             "shipping_method_title": order.shipping_method_title,
             "customer_note": order.customer_note,
+            "vat_number": order.vat_number,
+            "reverse_charge": order.reverse_charge,
             "coupons": coupon_lines_data(order),
             "items": [item_data(item) for item in order.items.all()],
             "shipments": [shipment_data(s) for s in order.shipments.all()],
@@ -244,6 +247,9 @@ class OrderItemSerializer(serializers.Serializer):
     subtotal = serializers.CharField(help_text="price x quantity.")
     tax = serializers.CharField()
     total = serializers.CharField(help_text="subtotal + tax.")
+    restocked = IntegerField(
+        help_text="Units given back to stock (a refund's restock): the line holds that many fewer."
+    )
 
 
 class OrderItemWithTotalsSerializer(OrderItemSerializer):
@@ -338,6 +344,10 @@ class CustomerOrderSerializer(OrderSummarySerializer, OrderTotalsSerializer):
     shipping_method = serializers.CharField()
     shipping_method_title = serializers.CharField()
     customer_note = serializers.CharField()
+    vat_number = serializers.CharField(help_text="The customer's EU VAT number ('' for none).")
+    reverse_charge = serializers.BooleanField(
+        help_text="The EU B2B reverse charge applied (store.tax): no tax on the order."
+    )
     coupons = OrderCouponSerializer(many=True, help_text="The coupons behind discount_total.")
     items = OrderItemSerializer(many=True)
     shipments = ShipmentSerializer(many=True)
@@ -519,6 +529,15 @@ class OrderFieldsSerializer(AliasedSerializer):
 class OrderCreateSerializer(OrderFieldsSerializer):
     status = CaseInsensitiveChoiceField(
         choices=OrderStatus.choices, required=False, default=OrderStatus.PENDING
+    )
+    vat_number = serializers.CharField(
+        max_length=32,
+        required=False,
+        allow_blank=True,
+        help_text="The customer's EU VAT number with its country prefix (python-stdnum: 400 "
+        "`invalid_vat_number`). Where the EU B2B reverse charge applies to it (setting "
+        "tax.eu_reverse_charge, a member state other than the store's), the order carries no "
+        "tax: line taxes and shipping_tax are 0.",
     )
     items = serializers.ListField(
         child=OrderItemInSerializer(), required=False, default=list, max_length=200

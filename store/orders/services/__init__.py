@@ -17,6 +17,7 @@ from store.orders.services.orders import (
     orders_bulk,
 )
 from store.orders.services.payments import payment_create, payment_delete, payment_update
+from store.orders.services.restock import Restocked, order_items_restock, restock_check
 from store.orders.services.shipments import shipment_create, shipment_delete, shipment_update
 from store.orders.services.stock import order_stock_release, release_due
 
@@ -24,12 +25,14 @@ __all__ = [
     "BULK_DELETE",
     "BULK_LIMIT",
     "BulkResult",
+    "Restocked",
     "order_create",
     "order_delete",
     "order_fulfillment_status_set",
     "order_item_add",
     "order_item_delete",
     "order_item_update",
+    "order_items_restock",
     "order_payment_status_set",
     "order_status_set",
     "order_stock_release",
@@ -39,6 +42,7 @@ __all__ = [
     "payment_delete",
     "payment_update",
     "release_due",
+    "restock_check",
     "shipment_create",
     "shipment_delete",
     "shipment_update",

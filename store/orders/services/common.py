@@ -23,6 +23,7 @@ AUDITED_FIELDS = (
     "shipping_method_title",
     "customer_note",
     "admin_note",
+    "vat_number",
     "subtotal",
     "discount_total",
     "shipping_total",

@@ -17,7 +17,7 @@ from store.orders.services.common import (
     order_for_update,
     order_trail,
 )
-from store.orders.services.lines import amounts, resolve_lines
+from store.orders.services.lines import amounts, resolve_lines, taxed
 from store.orders.services.shipments import refresh_fulfillment
 from store.orders.services.stock import schedule_release, take_stock
 from store.orders.services.totals import recalculate
@@ -79,11 +79,17 @@ def order_item_update(
             code="item_shipped",
             status=409,
         )
+    if quantity < item.restocked:
+        raise rule_broken(
+            f"{item.restocked} unit(s) of this item were restocked; the quantity cannot go below.",
+            code="item_restocked",
+            status=409,
+        )
     item.quantity = quantity
     if fields.get("price") is not None:
         item.unit_price = money(fields["price"])
     if fields.get("tax") is not None:
-        item.tax = money(fields["tax"])
+        item.tax = taxed(order, fields["tax"])
     for name in ("title", "sku"):
         if fields.get(name):
             setattr(item, name, fields[name])

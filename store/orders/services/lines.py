@@ -32,9 +32,10 @@ class Line:
     subtotal: Decimal | None = None
 
     def item(self, order) -> OrderItem:
-        subtotal, total = amounts(self.unit_price, self.quantity, self.tax)
+        tax = taxed(order, self.tax)
+        subtotal, total = amounts(self.unit_price, self.quantity, tax)
         if self.subtotal is not None:
-            subtotal, total = self.subtotal, money(self.subtotal + self.tax)
+            subtotal, total = self.subtotal, money(self.subtotal + tax)
         return OrderItem(
             order=order,
             product=self.product,
@@ -46,9 +47,15 @@ class Line:
             quantity=self.quantity,
             unit_price=self.unit_price,
             subtotal=subtotal,
-            tax=self.tax,
+            tax=tax,
             total=total,
         )
+
+
+def taxed(order, tax) -> Decimal:
+    """A tax as the order carries it: none under the EU B2B reverse charge (the order's
+    `reverse_charge`, decided at its creation by store.tax's rule, as the cart's)."""
+    return Decimal("0.00") if order.reverse_charge else money(tax or 0)
 
 
 def amounts(unit_price: Decimal, quantity: int, tax: Decimal) -> tuple[Decimal, Decimal]:

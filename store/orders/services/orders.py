@@ -31,11 +31,12 @@ from store.orders.choices import (
 )
 from store.orders.models import Order, OrderItem
 from store.orders.services.common import AUDITED_FIELDS, order_for_update, order_trail, record
-from store.orders.services.lines import resolve_lines
+from store.orders.services.lines import resolve_lines, taxed
 from store.orders.services.stock import release_stock, schedule_release, take_stock
 from store.orders.services.totals import recalculate
 from store.orders.signals import order_released, order_reopened, order_status_changed
 from store.settings import selectors as store_settings
+from store.tax import selectors as tax_selectors
 
 MAX_ITEMS = 200
 ORDER_NUMBER_PREFIX = settings.STORE_PREFIX.upper()
@@ -98,6 +99,7 @@ def order_create(
     customer_note: str = "",
     admin_note: str = "",
     coupon_lines: list[dict] | None = None,
+    vat_number: str = "",
     actor=None,
     source: str = OrderSource.API,
 ) -> Order:
@@ -108,7 +110,10 @@ def order_create(
     line (a cart's tax goes on its lines, and on shipping as `shipping_tax`); `subtotal` the
     exact line amount without tax when price x quantity cannot give it (a cart priced with
     tax). `coupon_lines` records the coupons behind `discount_total` ([{code, discount,
-    discount_tax}], for the receipt). `customer` (or `customer_id`)
+    discount_tax}], for the receipt). `vat_number`: the customer's EU VAT number (400
+    `invalid_vat_number` when python-stdnum finds it invalid); where store.tax's reverse charge
+    applies to it (as it does to a cart), the order carries no tax: line taxes and shipping tax
+    are 0 whatever was sent. `customer` (or `customer_id`)
     is who orders; without one, a billing e-mail address finds or makes the customer. Totals
     are computed here. When an item has too few units for sale and allows no backorders,
     nothing is created (409 `insufficient_stock`, naming `items.<n>.quantity`).
@@ -127,7 +132,12 @@ def order_create(
     shipping_address = address_for_storing(
         shipping_address, name="shipping_address", problems=problems
     )
+    try:
+        vat_number = tax_selectors.vat_number_clean(vat_number)
+    except ServiceError as exc:
+        problems.add("vat_number", " ".join(exc.errors["vat_number"]), code=exc.code)
     problems.raise_if_any()
+    reverse_charge = tax_selectors.reverse_charge_applies(vat_number, store_settings.get_all())
     if customer is None and billing_address.get("email"):
         customer = customer_for_email(
             email=billing_address["email"],
@@ -153,7 +163,9 @@ def order_create(
         customer_note=customer_note or "",
         admin_note=admin_note or "",
         shipping_total=money(shipping_total or 0),
-        shipping_tax=money(shipping_tax or 0),
+        shipping_tax=Decimal(0) if reverse_charge else money(shipping_tax or 0),
+        vat_number=vat_number,
+        reverse_charge=reverse_charge,
         discount_total=money(discount_total or 0),
         coupon_lines=list(coupon_lines or []),
         source=source,
@@ -208,7 +220,8 @@ def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.
     amounts_changed = False
     for name in AMOUNT_FIELDS:
         if name in fields:
-            setattr(order, name, money(fields[name] or 0))
+            value = fields[name] or 0
+            setattr(order, name, taxed(order, value) if name == "shipping_tax" else money(value))
             amounts_changed = True
     order.save()
     if amounts_changed:

@@ -1,8 +1,9 @@
 """The stock an order holds, through the inventory ledger (spec: States).
 
 An order in a status that holds stock (any but cancelled, refunded, failed) holds, for each
-line whose product or variant tracks inventory, the line's quantity; in a terminal status it
-holds nothing. What it holds is read from the ledger (its movements, per line and level).
+line whose product or variant tracks inventory, the line's quantity less the units restocked
+(services.restock); in a terminal status it holds nothing. What it holds is read from the
+ledger (its movements, per line and level).
 
 - Taking is synchronous and atomic with the check (`take_stock`): creating an order, adding or
   raising a line, and leaving a terminal status lock the products and levels concerned and
@@ -67,15 +68,22 @@ def held(order: Order) -> dict[int | None, int]:
 
 
 def wanted(order: Order, items: list[OrderItem], holding: dict[int | None, int]) -> dict:
-    """Units each line should hold now: its quantity while the order holds stock (a line
-    whose item stopped tracking inventory keeps what it has but takes no more)."""
+    """Units each line should hold now: its quantity less what was restocked of it, while
+    the order holds stock (a line whose item stopped tracking inventory keeps what it has but
+    takes no more)."""
     if not holds_stock(order.status):
         return {}
     out = {}
     for item in items:
         tracked, _backorders = _tracking(item)
-        out[item.pk] = item.quantity if tracked else min(holding.get(item.pk, 0), item.quantity)
+        units = holdable(item)
+        out[item.pk] = units if tracked else min(holding.get(item.pk, 0), units)
     return out
+
+
+def holdable(item: OrderItem) -> int:
+    """The units a line holds while its order holds stock: those not given back."""
+    return max(item.quantity - item.restocked, 0)
 
 
 def _next_revision(order: Order) -> str:
@@ -101,7 +109,7 @@ def take_stock(
     needs = []
     for item in items:
         tracked, backorders = _tracking(item)
-        missing = item.quantity - holding.get(item.pk, 0)
+        missing = holdable(item) - holding.get(item.pk, 0)
         if tracked and missing > 0:
             needs.append(
                 inventory.Need(

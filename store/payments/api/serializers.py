@@ -182,7 +182,7 @@ class ConfigTestSerializer(serializers.Serializer):
 # --- Refunds ---------------------------------------------------------------------------------
 
 
-class RefundWriteSerializer(serializers.Serializer):
+class _KnownKeysSerializer(serializers.Serializer):
     """Unknown keys are refused: a misspelt `amount` must not refund everything."""
 
     def to_internal_value(self, data):
@@ -194,6 +194,17 @@ class RefundWriteSerializer(serializers.Serializer):
                 )
         return super().to_internal_value(data)
 
+
+class RestockItemSerializer(_KnownKeysSerializer):
+    item_id = IntegerField(min_value=1, help_text="A line of the order (its items' `id`).")
+    quantity = IntegerField(
+        min_value=1, max_value=1_000_000, help_text="Units of the line given back to stock."
+    )
+
+
+class RefundWriteSerializer(_KnownKeysSerializer):
+    """Unknown keys are refused: a misspelt `amount` must not refund everything."""
+
     amount = MoneyField(
         required=False, min_value=Decimal("0.01"), help_text="Left out: everything left to refund."
     )
@@ -204,8 +215,17 @@ class RefundWriteSerializer(serializers.Serializer):
     restock = StrictBooleanField(
         required=False,
         default=False,
-        help_text="Give the stock back (a refund of everything left only: the order moves "
-        "to refunded).",
+        help_text="Give the stock back: without `items`, everything (a refund of everything "
+        "left only: the order moves to refunded); with `items`, those units only (any "
+        "refund; the order's status stays).",
+    )
+    items = serializers.ListField(
+        child=RestockItemSerializer(),
+        required=False,
+        min_length=1,
+        max_length=200,
+        help_text="With `restock: true`: the lines and units to give back to stock, "
+        "[{item_id, quantity}].",
     )
 
 
@@ -229,6 +249,9 @@ class RefundSerializer(serializers.Serializer):
     amount_refunded = serializers.CharField()
     refundable = serializers.CharField(help_text="What is left to refund.")
     restocked = serializers.BooleanField()
+    restocked_items = RestockItemSerializer(
+        many=True, help_text="The units `items` gave back ([] for a full restock or none)."
+    )
 
 
 def refund_data(result) -> dict:
@@ -255,6 +278,7 @@ def refund_data(result) -> dict:
         "amount_refunded": money_str(order.amount_refunded),
         "refundable": money_str(order.amount_paid - order.amount_refunded),
         "restocked": result.restocked,
+        "restocked_items": result.restocked_items,
     }
 
 

@@ -138,8 +138,10 @@ class RefundView(StoreAPIView):
         request=s.RefundWriteSerializer,
         responses={201: s.RefundSerializer},
         errors={
-            409: "Nothing paid (`order_not_paid`) or more than is left to refund "
-            "(`refund_exceeds_refundable`).",
+            409: "Nothing paid (`order_not_paid`), more than is left to refund "
+            "(`refund_exceeds_refundable`), more units than a line holds "
+            "(`restock_exceeds_held`) or an order whose stock was given back "
+            "(`order_stock_released`).",
             502: PROVIDER_502,
             503: NOT_CONFIGURED_503,
         },
@@ -148,7 +150,10 @@ class RefundView(StoreAPIView):
         "call). Each is recorded on the order as a refund payment (shown here with a "
         "negative amount); the payment status follows (partially_refunded, refunded). "
         "`restock: true` gives the stock back, with a refund of everything left only (400 "
-        "`restock_needs_full_refund`): the order moves to refunded. `currency` other than "
+        "`restock_needs_full_refund`): the order moves to refunded. `restock: true` with "
+        "`items: [{item_id, quantity}]` gives back exactly those units, with any refund (the "
+        "order's status stays; an item not of the order is 400 `order_item_not_found`). "
+        "`currency` other than "
         "the order's: 400 `currency_mismatch`. Send an Idempotency-Key to retry safely.",
     )
     def post(self, request, order_id):

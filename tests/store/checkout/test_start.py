@@ -26,6 +26,8 @@ CHECKOUT_KEYS = {
     "payment_method",
     "payment_method_title",
     "customer_note",
+    "vat_number",
+    "reverse_charge",
     "needs_payment",
     "needs_shipping_address",
     "hold",
@@ -72,6 +74,7 @@ def test_starting_answers_the_checkout_and_holds_the_stock(anon, shop):
     assert body["hold"]["minutes"] == 10
     assert body["order"] is None
     assert body["payment"] == {"due_at": None, "attempts": 0, "last_error": None}
+    assert (body["vat_number"], body["reverse_charge"]) == ("", False)
     cart = body["cart"]
     assert (cart["subtotal"], cart["tax"], cart["shipping"], cart["total"]) == (
         "48.00",

@@ -60,6 +60,7 @@ def test_create_with_the_defaults(manager_client, manager):
             "subtotal": "25.00",
             "tax": "0.00",
             "total": "25.00",
+            "restocked": 0,
         }
     ]
     assert [(h["field"], h["from"], h["to"], h["actor"]) for h in body["status_history"]] == [

@@ -20,6 +20,10 @@ from .. import serializers as s
 ORDER_ID = OpenApiParameter("order_id", int, OpenApiParameter.PATH)
 MANAGERS = {"*": MANAGE_ORDERS}
 NOT_EDITABLE = "The order's items cannot change in its status (`order_not_editable`)."
+FEWER_409 = (
+    "Not enough stock, or fewer units than shipped (`item_shipped`) or restocked "
+    "(`item_restocked`)."
+)
 
 
 def _order(order_id: int) -> Order:
@@ -84,8 +88,8 @@ class OrderItemDetailView(StoreResourceView):
         "totals recalculated.",
     }
     errors = {
-        "patch": {409: f"{NOT_EDITABLE} Not enough stock, or fewer units than shipped."},
-        "put": {409: f"{NOT_EDITABLE} Not enough stock, or fewer units than shipped."},
+        "patch": {409: f"{NOT_EDITABLE} {FEWER_409}"},
+        "put": {409: f"{NOT_EDITABLE} {FEWER_409}"},
         "delete": {409: f"{NOT_EDITABLE} The item is in a shipment (`item_shipped`)."},
     }
 
