@@ -111,9 +111,13 @@ def current() -> Verdict:
     cached = cache.get(CACHE_KEY)
     if isinstance(cached, dict):
         try:
-            return Verdict(**cached)
+            verdict = Verdict(**cached)
         except TypeError:  # a verdict of another version of this module
-            pass
+            verdict = None
+        # An open verdict is never trusted past the licence's expiry, whatever the cache's
+        # own clock says.
+        if verdict is not None and not (verdict.open and _expired(verdict)):
+            return verdict
     verdict = compute()
     timeout = settings.ERP_LICENSE_CACHE_SECONDS
     if verdict.expires_at:
@@ -123,6 +127,12 @@ def current() -> Verdict:
         timeout = max(1, min(timeout, int(left)))
     cache.set(CACHE_KEY, asdict(verdict), timeout)
     return verdict
+
+
+def _expired(verdict: Verdict) -> bool:
+    if not verdict.expires_at:
+        return False
+    return timezone.datetime.fromisoformat(verdict.expires_at) <= timezone.now()
 
 
 def forget() -> None:
