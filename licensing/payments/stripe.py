@@ -17,50 +17,10 @@ from urllib.parse import quote
 
 import requests
 
+from common.money import from_minor_units, to_minor_units
 from licensing.payments.base import Checkout, PaymentCheck, ProviderUnavailable
 
 logger = logging.getLogger(__name__)
-
-# https://docs.stripe.com/currencies#zero-decimal and #three-decimal
-ZERO_DECIMAL = frozenset(
-    [
-        "BIF",
-        "CLP",
-        "DJF",
-        "GNF",
-        "JPY",
-        "KMF",
-        "KRW",
-        "MGA",
-        "PYG",
-        "RWF",
-        "UGX",
-        "VND",
-        "VUV",
-        "XAF",
-        "XOF",
-        "XPF",
-    ]
-)
-THREE_DECIMAL = frozenset(["BHD", "JOD", "KWD", "OMR", "TND"])
-
-
-def minor_unit_exponent(currency: str) -> int:
-    currency = currency.upper()
-    if currency in ZERO_DECIMAL:
-        return 0
-    if currency in THREE_DECIMAL:
-        return 3
-    return 2
-
-
-def to_minor_units(amount: Decimal, currency: str) -> int:
-    return int((amount * (10 ** minor_unit_exponent(currency))).to_integral_value())
-
-
-def from_minor_units(value: int, currency: str) -> Decimal:
-    exponent = minor_unit_exponent(currency)
-    return (Decimal(value) / (10**exponent)).quantize(Decimal(1).scaleb(-max(exponent, 2)))
 
 
 def _with_query(url: str, query: str) -> str:

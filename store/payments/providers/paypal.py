@@ -13,6 +13,7 @@ import requests
 from django.conf import settings
 
 from common.jsonload import loads
+from common.money import decimal_text as as_text
 from store.payments.providers.base import (
     BadSignature,
     Capture,
@@ -24,7 +25,6 @@ from store.payments.providers.base import (
     ProviderUnavailable,
     Refund,
 )
-from store.payments.providers.money import as_text
 
 HOSTS = {"test": "https://api-m.sandbox.paypal.com", "live": "https://api-m.paypal.com"}
 EVENT_TYPES = {

@@ -10,6 +10,8 @@ from __future__ import annotations
 import stripe
 from django.conf import settings
 
+from common.money import from_minor_units as from_minor
+from common.money import to_minor_units as to_minor
 from store.payments.providers.base import (
     BadSignature,
     Capture,
@@ -21,7 +23,6 @@ from store.payments.providers.base import (
     ProviderUnavailable,
     Refund,
 )
-from store.payments.providers.money import from_minor, to_minor
 
 EVENT_TYPES = {
     "payment_intent.succeeded": "payment.succeeded",
