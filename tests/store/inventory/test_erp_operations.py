@@ -443,3 +443,27 @@ def test_stock_always_equals_the_ledger_sum(steps):
             after = list(StockLevel.objects.order_by("pk").values_list("pk", "quantity"))
             assert after == snapshot
         check_ledger(items, warehouses)
+
+
+# --- Admin ---------------------------------------------------------------------------------------
+
+
+def test_the_admin_sets_reorder_points_and_shows_the_erp_movements(admin_client):
+    lamp = tracked(stock=4)
+    other = depot()
+    services.stock_transfer(
+        from_warehouse_id=0, to_warehouse_id=other.pk, lines=[StockLine(lamp.pk, None, 1)]
+    )
+    level_row = level(services.default_warehouse(), lamp)
+    url = f"/admin/store_inventory/stocklevel/{level_row.pk}/change/"
+    assert admin_client.get(url).status_code == 200
+    response = admin_client.post(
+        url, {"reorder_point": "3", "reorder_quantity": "12", "quantity": "999"}
+    )
+    assert response.status_code == 302, response.content
+    level_row.refresh_from_db()
+    assert (level_row.reorder_point, level_row.reorder_quantity, level_row.quantity) == (3, 12, 3)
+    listed = admin_client.get("/admin/store_inventory/stockmovement/?reason=transfer_in")
+    assert listed.status_code == 200
+    assert b"Transferred in" in listed.content
+    assert admin_client.get("/admin/store_inventory/stocklevel/add/").status_code == 403
