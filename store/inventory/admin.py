@@ -103,11 +103,48 @@ class WarehouseAdmin(RefusalsAsMessages, admin.ModelAdmin):
 
 
 @admin.register(StockLevel)
-class StockLevelAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "product", "variant", "warehouse", "quantity", "updated_at"]
+class StockLevelAdmin(RefusalsAsMessages, admin.ModelAdmin):
+    """Levels: read only but for the reorder point and quantity (stock_reorder_set). Their
+    quantities change through the ledger's services (products, orders, the ERP's adjust,
+    transfer and stocktake routes)."""
+
+    list_display = [
+        "__str__",
+        "product",
+        "variant",
+        "warehouse",
+        "quantity",
+        "unit_cost",
+        "reorder_point",
+        "reorder_quantity",
+        "updated_at",
+    ]
     list_filter = ["warehouse"]
     search_fields = ["product__title", "product__sku", "variant__sku", "variant__title"]
     list_select_related = ["product", "variant", "warehouse"]
+    fields = [
+        "warehouse",
+        "product",
+        "variant",
+        "quantity",
+        "unit_cost",
+        "reorder_point",
+        "reorder_quantity",
+        "updated_at",
+    ]
+    readonly_fields = ["warehouse", "product", "variant", "quantity", "unit_cost", "updated_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        services.stock_reorder_set(
+            level_id=obj.pk,
+            fields={name: form.cleaned_data[name] for name in services.REORDER_FIELDS},
+        )
 
 
 @admin.register(StockMovement)
@@ -120,11 +157,15 @@ class StockMovementAdmin(ReadOnlyAdmin):
         "warehouse",
         "quantity",
         "quantity_after",
+        "unit_cost",
         "reason",
         "reference_type",
         "reference_id",
+        "note",
         "actor",
     ]
+    # The ERP's operations show here too: reasons transfer_out/in, stocktake,
+    # purchase_received, and reference types adjustment, transfer, stocktake.
     list_filter = ["reason", "reference_type", "warehouse"]
     search_fields = ["sku", "reference_id", "idempotency_key", "product__title", "note"]
     list_select_related = ["product", "variant", "warehouse", "actor"]

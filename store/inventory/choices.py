@@ -22,3 +22,20 @@ class MovementReason(models.TextChoices):
     TRANSFER_IN = "transfer_in", "Transferred in"
     STOCKTAKE = "stocktake", "Stocktake difference"
     PURCHASE_RECEIVED = "purchase_received", "Purchase received"
+
+
+class AdjustmentReason(models.TextChoices):
+    """Why stock was adjusted by hand (the ERP's POST /stock/adjust; required there).
+
+    Not a field's choices: the movement's `reason` is manual_adjustment and this is its
+    `reference_id` (reference_type "adjustment"), so no migration follows a new one.
+    """
+
+    DAMAGED = "damaged", "Damaged"
+    LOST = "lost", "Lost"
+    FOUND = "found", "Found"
+    THEFT = "theft", "Theft"
+    EXPIRED = "expired", "Expired"
+    RETURNED = "returned", "Returned to stock"
+    CORRECTION = "correction", "Count correction"
+    OTHER = "other", "Other"

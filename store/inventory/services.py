@@ -17,6 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, IntegerField, Q, Sum, Value, When
@@ -35,7 +36,7 @@ from store.catalog.rules import (
 )
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
-from store.inventory.choices import MovementReason
+from store.inventory.choices import AdjustmentReason, MovementReason
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 
 logger = logging.getLogger(__name__)
@@ -748,3 +749,457 @@ def stock_release(
     movements = _post_many(postings, reason=reason, reference=reference)
     stock_fields_refresh(product_ids=product_ids)
     return movements
+
+
+# --- ERP: adjust, transfer, stocktake (issue 14) ---
+#
+# The warehouse's own operations (erp/inventory's routes call them): they lock and post as the
+# functions above do (products, then levels, in pk order; one _post_many per reason) and keep
+# costs. A level's `unit_cost` is the moving average of what arrived at a known cost; every
+# movement of these operations carries a unit cost (what arrived at, or the level's average when
+# units leave or are counted). Units of unknown cost leave the average as it is.
+
+COST_QUANTUM = Decimal("0.0001")
+
+
+@dataclass(frozen=True)
+class StockLine:
+    """Units of one item: a transfer's or a receipt's line, or a stocktake's count."""
+
+    product_id: int
+    variant_id: int | None
+    quantity: int
+    unit_cost: Decimal | None = None
+
+
+@dataclass
+class Transfer:
+    reference: str
+    source: Warehouse
+    destination: Warehouse
+    out: list[StockMovement]
+    into: list[StockMovement]
+
+
+@dataclass(frozen=True)
+class Count:
+    """One counted item of a stocktake: what the ledger said, what was counted."""
+
+    product_id: int
+    variant_id: int | None
+    sku: str
+    expected: int
+    counted: int
+    unit_cost: Decimal | None
+    movement: StockMovement | None
+
+    @property
+    def difference(self) -> int:
+        return self.counted - self.expected
+
+
+@dataclass
+class Stocktake:
+    reference: str
+    warehouse: Warehouse
+    counts: list[Count]
+
+
+def average_cost(
+    quantity: int, unit_cost: Decimal | None, added: int, added_cost: Decimal | None
+) -> Decimal | None:
+    """A level's average cost after `added` units at `added_cost` arrive on `quantity` units
+    at `unit_cost` (units below zero, backorders, have no cost of their own)."""
+    if added_cost is None or added <= 0:
+        return unit_cost
+    on_hand = max(quantity, 0)
+    if unit_cost is None or on_hand == 0:
+        return Decimal(added_cost).quantize(COST_QUANTUM, rounding=ROUND_HALF_UP)
+    total = on_hand * unit_cost + added * Decimal(added_cost)
+    return (total / (on_hand + added)).quantize(COST_QUANTUM, rounding=ROUND_HALF_UP)
+
+
+def _warehouse_of(warehouse_id: int, *, lock: bool = False) -> Warehouse:
+    """A warehouse by id; 0 is the default one (the spec's `warehouse_id` lookup)."""
+    if warehouse_id == 0:
+        warehouse_id = default_warehouse().pk
+    return _warehouse_for_update(warehouse_id) if lock else _warehouse_plain(warehouse_id)
+
+
+def _warehouse_plain(warehouse_id: int) -> Warehouse:
+    warehouse = Warehouse.objects.filter(pk=warehouse_id).first()
+    if warehouse is None:
+        raise not_found("warehouse", warehouse_id)
+    return warehouse
+
+
+def _items_of(lines: Iterable[StockLine]) -> dict[tuple[int, int | None], dict]:
+    """{(product id, variant id): {sku, allow_backorders}} in two queries; 404 for an item that
+    does not exist (a variant of another product does not)."""
+    pairs = {(line.product_id, line.variant_id) for line in lines}
+    products = {
+        row["pk"]: row
+        for row in Product.objects.filter(pk__in={p for p, _ in pairs}).values(
+            "pk", "sku", "allow_backorders"
+        )
+    }
+    variants = {
+        row["pk"]: row
+        for row in Variant.objects.filter(pk__in={v for _, v in pairs if v}).values(
+            "pk", "product_id", "sku", "allow_backorders"
+        )
+    }
+    out = {}
+    for product_id, variant_id in sorted(pairs, key=lambda pair: (pair[0], pair[1] or 0)):
+        if product_id not in products:
+            raise not_found("product", product_id)
+        row = products[product_id]
+        if variant_id is not None:
+            row = variants.get(variant_id)
+            if row is None or row["product_id"] != product_id:
+                raise not_found("variant", variant_id)
+        out[(product_id, variant_id)] = {
+            "sku": row["sku"] or "",
+            "allow_backorders": row["allow_backorders"],
+        }
+    return out
+
+
+def _levels_in(
+    warehouse_ids: Iterable[int], pairs
+) -> dict[tuple[int, int, int | None], StockLevel]:
+    """The locked levels of these items in these warehouses: {(warehouse, product, variant)}."""
+    query = _item_filter(pairs) & Q(warehouse_id__in=list(warehouse_ids))
+    return {(lv.warehouse_id, lv.product_id, lv.variant_id): lv for lv in _lock_levels(query)}
+
+
+def _post_costed(
+    postings: list[_Posting], costs: list[Decimal | None], *, reason: str, reference: Reference
+) -> list[StockMovement]:
+    """_post_many, then the movements' unit costs (one UPDATE by their unique keys)."""
+    movements = _post_many(postings, reason=reason, reference=reference)
+    known = {p.key: cost for p, cost in zip(postings, costs, strict=True) if cost is not None}
+    if known:
+        StockMovement.objects.filter(idempotency_key__in=list(known)).update(
+            unit_cost=Case(
+                *(When(idempotency_key=key, then=Value(cost)) for key, cost in known.items()),
+                output_field=StockMovement._meta.get_field("unit_cost"),
+            )
+        )
+        for movement in movements:
+            movement.unit_cost = known.get(movement.idempotency_key)
+    return movements
+
+
+def _save_costs(levels: Iterable[StockLevel]) -> None:
+    """Write the levels' (changed) average costs in one UPDATE."""
+    levels = list(levels)
+    if levels:
+        StockLevel.objects.bulk_update(levels, ["unit_cost"])
+
+
+def _arrivals(
+    warehouse: Warehouse,
+    lines: list[StockLine],
+    items: dict,
+    levels: dict,
+    *,
+    key_prefix: str,
+) -> tuple[list[_Posting], list[Decimal | None], list[StockLevel]]:
+    """Postings of units arriving in `warehouse` (created levels go into `levels`), their costs,
+    and the levels whose average cost changes (each line moves it, in order). An inactive
+    warehouse takes no stock in (409 `warehouse_inactive`; a stocktake may still find some)."""
+    if not warehouse.is_active:
+        raise rule_broken(
+            f"Warehouse {warehouse.name!r} is inactive; activate it before moving stock in.",
+            code="warehouse_inactive",
+            status=409,
+        )
+    postings, costs, changed = [], [], {}
+    for index, line in enumerate(lines):
+        key = (warehouse.pk, line.product_id, line.variant_id)
+        level = levels.get(key) or _level(warehouse, line.product_id, line.variant_id)
+        levels[key] = level
+        before = level.quantity + sum(p.delta for p in postings if p.level is level)
+        cost = average_cost(before, level.unit_cost, line.quantity, line.unit_cost)
+        if cost != level.unit_cost:
+            level.unit_cost = cost
+            changed[level.pk] = level
+        postings.append(
+            _Posting(
+                level,
+                line.quantity,
+                f"{key_prefix}:{index}",
+                index,
+                items[(line.product_id, line.variant_id)]["sku"],
+            )
+        )
+        costs.append(line.unit_cost if line.unit_cost is not None else level.unit_cost)
+    return postings, costs, list(changed.values())
+
+
+@transaction.atomic
+def stock_add_at_cost(
+    *,
+    warehouse_id: int,
+    lines: list[StockLine],
+    reference: Reference,
+    key_prefix: str,
+    reason: str = MovementReason.PURCHASE_RECEIVED,
+) -> list[StockMovement]:
+    """Units arriving at a cost (a purchase receipt): one movement per line carrying its unit
+    cost, and each level's moving-average cost updated. A repeated `key_prefix` is refused
+    (409 `duplicate_stock_movement`) and changes nothing."""
+    if not lines or any(line.quantity <= 0 for line in lines):
+        raise invalid_params({"lines": ["Each line adds at least one unit."]})
+    warehouse = _warehouse_of(warehouse_id)
+    items = _items_of(lines)
+    _lock_products(line.product_id for line in lines)
+    levels = _levels_in([warehouse.pk], items)
+    postings, costs, changed = _arrivals(warehouse, lines, items, levels, key_prefix=key_prefix)
+    movements = _post_costed(postings, costs, reason=reason, reference=reference)
+    _save_costs(changed)
+    stock_fields_refresh(product_ids={line.product_id for line in lines})
+    return movements
+
+
+@transaction.atomic
+def stock_adjust(
+    *,
+    product_id: int,
+    variant_id: int | None = None,
+    warehouse_id: int,
+    reason: str,
+    quantity: int | None = None,
+    new_quantity: int | None = None,
+    unit_cost: Decimal | None = None,
+    note: str = "",
+    actor=None,
+) -> StockMovement | None:
+    """Change one level by `quantity` (signed) or to `new_quantity`, for a `reason`
+    (AdjustmentReason, required); answers the movement (None: the level already holds
+    `new_quantity`). Taking below zero is refused (409 `insufficient_stock`) unless the item
+    allows backorders. `unit_cost` (only when adding) moves the level's average cost; the
+    movement carries it, or the level's average."""
+    problems = {}
+    if reason not in AdjustmentReason.values:
+        problems["reason"] = [f"Use one of {', '.join(AdjustmentReason.values)}."]
+    if (quantity is None) == (new_quantity is None):
+        problems["quantity"] = ["Send either quantity (a change) or new_quantity."]
+    elif quantity == 0:
+        problems["quantity"] = ["A change of zero changes nothing."]
+    elif new_quantity is not None and new_quantity < 0:
+        problems["new_quantity"] = ["Stock cannot be set below zero."]
+    if problems:
+        raise invalid_params(problems)
+    warehouse = _warehouse_of(warehouse_id)
+    line = StockLine(product_id, variant_id, 0)
+    item = _items_of([line])[(product_id, variant_id)]
+    _lock_products([product_id])
+    levels = _levels_in([warehouse.pk], [(product_id, variant_id)])
+    level = levels.get((warehouse.pk, product_id, variant_id))
+    current = level.quantity if level is not None else 0
+    delta = quantity if quantity is not None else new_quantity - current
+    if unit_cost is not None and delta <= 0:
+        raise invalid_params({"unit_cost": ["A unit cost goes only with units added."]})
+    if delta == 0:
+        return None
+    if delta < 0 and current + delta < 0 and not item["allow_backorders"]:
+        need = Need(None, product_id, variant_id, -delta, sku=item["sku"])
+        raise InsufficientStock([Shortage(need, current)], param=lambda _need: "quantity")
+    reference = Reference(type="adjustment", id=reason, actor=actor, note=note)
+    key = f"adjust:{uuid.uuid4().hex}"
+    if delta > 0:
+        arriving = [StockLine(product_id, variant_id, delta, unit_cost)]
+        postings, costs, changed = _arrivals(
+            warehouse, arriving, {(product_id, variant_id): item}, levels, key_prefix=key
+        )
+    else:
+        level = level or _level(warehouse, product_id, variant_id)
+        postings = [_Posting(level, delta, f"{key}:0", None, item["sku"])]
+        costs, changed = [level.unit_cost], []
+    movement = _post_costed(
+        postings, costs, reason=MovementReason.MANUAL_ADJUSTMENT, reference=reference
+    )[0]
+    _save_costs(changed)
+    stock_fields_refresh(product_ids=[product_id])
+    return movement
+
+
+@transaction.atomic
+def stock_transfer(
+    *,
+    from_warehouse_id: int,
+    to_warehouse_id: int,
+    lines: list[StockLine],
+    note: str = "",
+    actor=None,
+) -> Transfer:
+    """Move units between two warehouses: every line or none (409 `insufficient_stock` names
+    each short line; a transfer never takes a level below zero). Each line is a transfer_out
+    and a transfer_in movement carrying the source's average cost, which moves the
+    destination's average. The destination must be active (409 `warehouse_inactive`)."""
+    if not lines:
+        raise invalid_params({"lines": ["A transfer needs at least one line."]})
+    if any(line.quantity <= 0 for line in lines):
+        raise invalid_params({"lines": ["Each line moves at least one unit."]})
+    source_id = _warehouse_of(from_warehouse_id).pk
+    destination_id = _warehouse_of(to_warehouse_id).pk
+    if source_id == destination_id:
+        raise invalid_params({"to_warehouse_id": ["Choose a warehouse other than the source."]})
+    items = _items_of(lines)
+    # The warehouses first (pk order: two opposite transfers never deadlock), so a
+    # deactivation cannot slip between the check and the arrival.
+    locked = {
+        w.pk: w
+        for w in Warehouse.objects.select_for_update()
+        .filter(pk__in=[source_id, destination_id])
+        .order_by("pk")
+    }
+    source, destination = locked[source_id], locked[destination_id]
+    _lock_products(line.product_id for line in lines)
+    levels = _levels_in([source.pk, destination.pk], items)
+    wanted: dict[tuple[int, int | None], int] = defaultdict(int)
+    for line in lines:
+        wanted[(line.product_id, line.variant_id)] += line.quantity
+    shortages = []
+    for index, line in enumerate(lines):
+        item = (line.product_id, line.variant_id)
+        level = levels.get((source.pk, *item))
+        available = max(level.quantity, 0) if level is not None else 0
+        if wanted[item] > available:
+            need = Need(
+                index, line.product_id, line.variant_id, line.quantity, sku=items[item]["sku"]
+            )
+            shortages.append(Shortage(need, available))
+    if shortages:
+        raise InsufficientStock(shortages, param=lambda need: f"lines.{need.line}.quantity")
+    reference = Reference(type="transfer", id=uuid.uuid4().hex, actor=actor, note=note)
+    out_postings, out_costs = [], []
+    for index, line in enumerate(lines):
+        level = levels[(source.pk, line.product_id, line.variant_id)]
+        sku = items[(line.product_id, line.variant_id)]["sku"]
+        out_postings.append(
+            _Posting(level, -line.quantity, f"transfer:{reference.id}:{index}:out", index, sku)
+        )
+        out_costs.append(level.unit_cost)
+    arriving = [
+        StockLine(line.product_id, line.variant_id, line.quantity, cost)
+        for line, cost in zip(lines, out_costs, strict=True)
+    ]
+    in_postings, in_costs, changed = _arrivals(
+        destination, arriving, items, levels, key_prefix=f"transfer:{reference.id}:in"
+    )
+    out = _post_costed(
+        out_postings, out_costs, reason=MovementReason.TRANSFER_OUT, reference=reference
+    )
+    into = _post_costed(
+        in_postings, in_costs, reason=MovementReason.TRANSFER_IN, reference=reference
+    )
+    _save_costs(changed)
+    stock_fields_refresh(product_ids={line.product_id for line in lines})
+    return Transfer(reference.id, source, destination, out, into)
+
+
+@transaction.atomic
+def stock_stocktake(
+    *, warehouse_id: int, counts: list[StockLine], note: str = "", actor=None
+) -> Stocktake:
+    """Post the differences between counted quantities and the ledger in one warehouse as
+    stocktake movements (at the level's average cost), all in one transaction. Items not
+    counted are untouched; an item counted twice is refused."""
+    if not counts:
+        raise invalid_params({"counts": ["Count at least one item."]})
+    problems = {}
+    seen: set[tuple[int, int | None]] = set()
+    for index, line in enumerate(counts):
+        item = (line.product_id, line.variant_id)
+        if line.quantity < 0:
+            problems[f"counts.{index}.quantity"] = ["A count cannot be below zero."]
+        if item in seen:
+            problems[f"counts.{index}"] = ["This item is counted twice."]
+        seen.add(item)
+    if problems:
+        raise invalid_params(problems)
+    warehouse = _warehouse_of(warehouse_id)
+    items = _items_of(counts)
+    _lock_products(line.product_id for line in counts)
+    levels = _levels_in([warehouse.pk], items)
+    reference = Reference(type="stocktake", id=uuid.uuid4().hex, actor=actor, note=note)
+    postings, costs, rows = [], [], []
+    for index, line in enumerate(counts):
+        key = (warehouse.pk, line.product_id, line.variant_id)
+        level = levels.get(key)
+        expected = level.quantity if level is not None else 0
+        if line.quantity != expected:
+            level = level or _level(warehouse, line.product_id, line.variant_id)
+            postings.append(
+                _Posting(
+                    level,
+                    line.quantity - expected,
+                    f"stocktake:{reference.id}:{index}",
+                    index,
+                    items[key[1:]]["sku"],
+                )
+            )
+            costs.append(level.unit_cost)
+        rows.append((line, expected, level))
+    movements = iter(
+        _post_costed(postings, costs, reason=MovementReason.STOCKTAKE, reference=reference)
+    )
+    result = []
+    for line, expected, level in rows:
+        result.append(
+            Count(
+                product_id=line.product_id,
+                variant_id=line.variant_id,
+                sku=items[(line.product_id, line.variant_id)]["sku"],
+                expected=expected,
+                counted=line.quantity,
+                unit_cost=level.unit_cost if level is not None else None,
+                movement=next(movements) if line.quantity != expected else None,
+            )
+        )
+    stock_fields_refresh(product_ids={line.product_id for line in counts})
+    return Stocktake(reference.id, warehouse, result)
+
+
+REORDER_FIELDS = ("reorder_point", "reorder_quantity")
+
+
+@transaction.atomic
+def stock_reorder_set(*, level_id: int, fields: dict) -> StockLevel:
+    """A level's reorder point and quantity (None clears either)."""
+    level = StockLevel.objects.select_for_update().filter(pk=level_id).first()
+    if level is None:
+        raise not_found("stock_level", level_id)
+    problems = {
+        name: ["Must be zero or more."]
+        for name in REORDER_FIELDS
+        if fields.get(name) is not None and fields[name] < 0
+    }
+    if problems:
+        raise invalid_params(problems)
+    changed = [name for name in REORDER_FIELDS if name in fields]
+    for name in changed:
+        setattr(level, name, fields[name])
+    if changed:
+        level.save(update_fields=[*changed, "updated_at"])
+    return level
+
+
+@transaction.atomic
+def warehouse_deactivate(*, warehouse_id: int) -> Warehouse:
+    """Deactivate a warehouse that holds no stock (409 `warehouse_has_stock` while any of its
+    levels is not zero: move it out first); the default one never (400 `default_warehouse`)."""
+    warehouse = _warehouse_for_update(warehouse_id)
+    if warehouse.is_active and not warehouse.is_default:
+        held = warehouse.levels.exclude(quantity=0).count()
+        if held:
+            raise rule_broken(
+                f"Warehouse {warehouse.name!r} holds stock of {held} item(s); transfer or "
+                "adjust it to zero before deactivating.",
+                code="warehouse_has_stock",
+                status=409,
+            )
+    return warehouse_set_active(warehouse_id=warehouse.pk, active=False)

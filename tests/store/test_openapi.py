@@ -133,6 +133,22 @@ ERP_PATHS = {
     "/erp/deactivate",
 }
 
+# Issue 14: the ERP's inventory (erp/inventory), on the store's ledger.
+ERP_INVENTORY_PATHS = {
+    "/warehouses",
+    "/warehouses/{warehouse_id}",
+    "/warehouses/{warehouse_id}/set-default",
+    "/warehouses/{warehouse_id}/activate",
+    "/warehouses/{warehouse_id}/deactivate",
+    "/stock/levels",
+    "/stock/levels/{level_id}",
+    "/stock/adjust",
+    "/stock/transfer",
+    "/stock/stocktake",
+    "/stock/movements",
+    "/stock/stats",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -246,6 +262,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | MANAGERS_AND_DASHBOARD_PATHS
         | SHIPPING_PATHS
         | ERP_PATHS
+        | ERP_INVENTORY_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])
