@@ -261,8 +261,8 @@ def _check_counterpart(fields: dict, problems: Problems) -> None:
         fields["counterpart_vat_number"] = tax_selectors.vat_number_clean(
             vat_number, name="counterpart_vat_number"
         )
-    except Exception as exc:  # noqa: BLE001 - the store's 400, named
-        problems.extend(getattr(exc, "errors", {}) or {"counterpart_vat_number": [str(exc)]})
+    except ServiceError as exc:  # the store's 400, named
+        problems.extend(exc.errors or {"counterpart_vat_number": [exc.detail]})
 
 
 def _draft_fields(fields: dict, problems: Problems, *, creating: bool) -> dict:
