@@ -78,6 +78,7 @@ INSTALLED_APPS += [
     # The ERP (issue 14): a package of apps behind the Business-tier licence gate (erp/).
     "erp.core",
     "erp.inventory",
+    "erp.invoicing",
 ]
 
 MIDDLEWARE = [
@@ -526,11 +527,28 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "CourierProviderEnum": "store.courier.providers.PROVIDER_NAMES",
     }
 )
+# ERP invoicing (issue 14): its statuses and the tax authorities.
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "InvoiceStatusEnum": "erp.invoicing.choices.InvoiceStatus",
+        "InvoiceTransmissionStatusEnum": "erp.invoicing.choices.TransmissionStatus",
+        "InvoicingProviderEnum": "erp.invoicing.choices.Provider",
+        "InvoiceDocumentTypeEnum": "erp.invoicing.choices.DocumentType",
+        "InvoiceVatExemptionEnum": "erp.invoicing.choices.VatExemption",
+        "InvoiceVatCategoryEnum": "erp.invoicing.choices.VatCategory",
+        "InvoicePaymentMethodEnum": "erp.invoicing.choices.PaymentMethod",
+    }
+)
 
 # The ERP (issue 14): the store's licence (a licence of this service) that lets it run the ERP
 # before any POST /erp/activate names one, and how long the gate trusts its last verdict.
 ERP_LICENSE_KEY = env_str("ERP_LICENSE_KEY")
 ERP_LICENSE_CACHE_SECONDS = env_int("ERP_LICENSE_CACHE_SECONDS", 60, minimum=1)
+# ERP invoicing: Greece's myDATA (AADE) REST API, its development and production base URLs (the
+# settings route picks one) and the time one call may take.
+MYDATA_DEV_URL = env_str("MYDATA_DEV_URL", "https://mydataapidev.aade.gr")
+MYDATA_PROD_URL = env_str("MYDATA_PROD_URL", "https://mydatapi.aade.gr/myDATA")
+MYDATA_HTTP_TIMEOUT = env_int("MYDATA_HTTP_TIMEOUT", 20, minimum=1)
 
 # Courier vouchers (issue 13). The sandbox courier collects nothing: it works in development
 # (DEBUG) and wherever this is set (a staging site); elsewhere it answers 409. The real couriers'

@@ -6,4 +6,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("erp.core.api.urls")),
     path("", include("erp.inventory.api.urls")),
+    path("", include("erp.invoicing.api.urls")),
 ]

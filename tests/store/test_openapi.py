@@ -149,6 +149,23 @@ ERP_INVENTORY_PATHS = {
     "/stock/stats",
 }
 
+# Issue 14: ERP invoicing.
+INVOICING_PATHS = {
+    "/invoices",
+    "/invoices/{invoice_id}",
+    "/invoices/{invoice_id}/issue",
+    "/invoices/{invoice_id}/cancel",
+    "/invoices/{invoice_id}/transmit",
+    "/invoices/{invoice_id}/cancel-transmission",
+    "/invoices/{invoice_id}/pdf",
+    "/invoices/from-order/{order_id}",
+    "/invoices/settings",
+    "/invoices/reference-data",
+    "/invoices/transmission/test",
+    "/invoice-series",
+    "/invoice-series/{series_id}",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -263,6 +280,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | SHIPPING_PATHS
         | ERP_PATHS
         | ERP_INVENTORY_PATHS
+        | INVOICING_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])

@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import pytest
+
+from store.common.capabilities import manage
+from tests.accounts.factories import UserFactory
+from tests.store.conftest import grant
+
+
+@pytest.fixture
+def clerk(db):
+    return grant(UserFactory(email="clerk@example.com"), manage("invoicing"))
+
+
+@pytest.fixture
+def api(erp_on, store_client, clerk):
+    """A client with ec_manage_invoicing, the ERP on."""
+    return store_client(clerk)
