@@ -23,21 +23,19 @@ process at commit, as before; a task that raises is logged and its row still cou
 
 from __future__ import annotations
 
-import base64
-import functools
-import hmac
 import json
 import logging
 from collections.abc import Iterable
 from datetime import timedelta
 
 from celery import current_app as app
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.fernet import InvalidToken, MultiFernet
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 
+from common import sealed
 from common.breaker import breaker
 from common.models import OutboxMessage
 
@@ -77,17 +75,7 @@ def task_named(name: str):
 
 
 def _fernet() -> MultiFernet:
-    return _fernet_for((settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])))
-
-
-@functools.lru_cache(maxsize=4)
-def _fernet_for(keys: tuple[str, ...]) -> MultiFernet:
-    return MultiFernet(
-        [
-            Fernet(base64.urlsafe_b64encode(hmac.new(key.encode(), b"outbox", "sha256").digest()))
-            for key in keys
-        ]
-    )
+    return sealed.keyring("outbox")
 
 
 def _seal(args: list, kwargs: dict) -> bytes:

@@ -3,40 +3,13 @@ still read, as the outbox's payloads), and masked whenever shown."""
 
 from __future__ import annotations
 
-import base64
-import hmac
-import json
+from functools import partial
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from django.conf import settings
+from common import sealed
 
-
-def _fernet() -> MultiFernet:
-    keys = [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])]
-    return MultiFernet(
-        [
-            Fernet(
-                base64.urlsafe_b64encode(
-                    hmac.new(key.encode(), b"payments-credentials", "sha256").digest()
-                )
-            )
-            for key in keys
-        ]
-    )
-
-
-def seal(values: dict) -> bytes:
-    return _fernet().encrypt(json.dumps(values, separators=(",", ":")).encode())
-
-
-def unseal(token) -> dict:
-    """The credentials; {} when none were stored or the key that sealed them is gone."""
-    if not token:
-        return {}
-    try:
-        return json.loads(_fernet().decrypt(bytes(token)))
-    except (InvalidToken, ValueError):
-        return {}
+PURPOSE = "payments-credentials"
+seal = partial(sealed.seal, purpose=PURPOSE)
+unseal = partial(sealed.unseal, purpose=PURPOSE)
 
 
 def mask(value: str) -> str:
