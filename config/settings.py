@@ -77,6 +77,7 @@ INSTALLED_APPS += [
     "store.reports",
     # The ERP (issue 14): a package of apps behind the Business-tier licence gate (erp/).
     "erp.core",
+    "erp.purchasing",
 ]
 
 MIDDLEWARE = [

@@ -5,4 +5,5 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("erp.core.api.urls")),
+    path("", include("erp.purchasing.api.urls")),
 ]

@@ -17,6 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, IntegerField, Q, Sum, Value, When
@@ -747,4 +748,130 @@ def stock_release(
             units -= back
     movements = _post_many(postings, reason=reason, reference=reference)
     stock_fields_refresh(product_ids=product_ids)
+    return movements
+
+
+# --- ERP: purchase receipts (issue 14) ---
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """Units of an item received into stock at `unit_cost` (the store's currency) each;
+    `line` is the receiving document's line (the ledger's reference_line)."""
+
+    product_id: int
+    variant_id: int | None
+    quantity: int
+    unit_cost: Decimal
+    line: int | None = None
+
+
+COST_QUANTUM = Decimal("0.0001")  # the ledger's cost places (StockLevel.unit_cost)
+
+
+def moving_average_cost(
+    *, quantity: int, unit_cost: Decimal | None, received: int, received_cost: Decimal
+) -> Decimal:
+    """A level's average unit cost after `received` units at `received_cost` join its
+    `quantity` units at `unit_cost`: (q x c + r x rc) / (q + r), to four places. Units below
+    zero (backorders) or of unknown cost do not weigh: the receipt's cost is the average."""
+    if unit_cost is None or quantity <= 0:
+        return Decimal(received_cost).quantize(COST_QUANTUM, rounding=ROUND_HALF_UP)
+    total = quantity * Decimal(unit_cost) + received * Decimal(received_cost)
+    return (total / (quantity + received)).quantize(COST_QUANTUM, rounding=ROUND_HALF_UP)
+
+
+@transaction.atomic
+def stock_receive(
+    *,
+    receipts: list[Receipt],
+    warehouse_id: int,
+    reference: Reference,
+    key_prefix: str,
+) -> list[StockMovement]:
+    """Post received goods into one warehouse (reason purchase_received), each movement at
+    its unit cost, and move each level's average cost (moving_average_cost), in the order
+    given. Locks products, then levels (pk order), as every stock change. The warehouse must
+    exist and be active; quantities are positive, costs not negative. `key_prefix` makes the
+    movements' idempotency keys (`<prefix>:<line>:<n>`): a receipt posted twice is refused
+    (409 duplicate_stock_movement) and nothing changes."""
+    problems = {}
+    for index, receipt in enumerate(receipts):
+        if receipt.quantity <= 0:
+            problems[f"receipts.{index}.quantity"] = ["Receive at least one unit."]
+        if receipt.unit_cost is None or Decimal(receipt.unit_cost) < 0:
+            problems[f"receipts.{index}.unit_cost"] = ["A cost of zero or more."]
+    if problems:
+        raise invalid_params(problems)
+    if not receipts:
+        return []
+    warehouse = Warehouse.objects.filter(pk=warehouse_id).first()
+    if warehouse is None:
+        raise not_found("warehouse", warehouse_id)
+    if not warehouse.is_active:
+        raise rule_broken(
+            f"Warehouse {warehouse.name!r} is inactive; activate it to receive goods.",
+            code="warehouse_inactive",
+            status=409,
+        )
+    _lock_products(receipt.product_id for receipt in receipts)
+    pairs = {(receipt.product_id, receipt.variant_id) for receipt in receipts}
+    for product_id, variant_id in sorted(pairs, key=lambda p: (p[0], p[1] or 0)):
+        _check_item(product_id, variant_id)
+    levels = {
+        (lv.product_id, lv.variant_id): lv
+        for lv in _lock_levels(_item_filter(pairs) & Q(warehouse_id=warehouse.pk))
+    }
+    for pair in pairs - set(levels):
+        levels[pair] = _level(warehouse, *pair)
+    skus = _skus(levels.values())
+    before = {level.pk: (level.quantity, level.unit_cost) for level in levels.values()}
+    actor = logged_in(reference.actor)
+    rows = []
+    for index, receipt in enumerate(receipts):
+        level = levels[(receipt.product_id, receipt.variant_id)]
+        cost = Decimal(receipt.unit_cost).quantize(COST_QUANTUM, rounding=ROUND_HALF_UP)
+        level.unit_cost = moving_average_cost(
+            quantity=level.quantity,
+            unit_cost=level.unit_cost,
+            received=receipt.quantity,
+            received_cost=cost,
+        )
+        level.quantity += receipt.quantity
+        rows.append(
+            StockMovement(
+                level=level,
+                warehouse_id=warehouse.pk,
+                product_id=level.product_id,
+                variant_id=level.variant_id,
+                sku=skus.get(level.pk, "")[:64],
+                quantity=receipt.quantity,
+                quantity_after=level.quantity,
+                reason=MovementReason.PURCHASE_RECEIVED,
+                reference_type=reference.type,
+                reference_id=str(reference.id),
+                reference_line=receipt.line,
+                unit_cost=cost,
+                note=reference.note[:255],
+                idempotency_key=f"{key_prefix}:{receipt.line}:{index}"[:200],
+                actor=actor,
+            )
+        )
+    now = timezone.now()
+    for level in levels.values():
+        old_quantity, _old_cost = before[level.pk]
+        StockLevel.objects.filter(pk=level.pk).update(
+            quantity=F("quantity") + (level.quantity - old_quantity),
+            unit_cost=level.unit_cost,
+            updated_at=now,
+        )
+    try:
+        with transaction.atomic():
+            movements = StockMovement.objects.bulk_create(rows)
+    except IntegrityError:
+        raise Conflict(
+            f"The stock receipt {key_prefix!r} was already posted.",
+            code="duplicate_stock_movement",
+        ) from None
+    stock_fields_refresh(product_ids={receipt.product_id for receipt in receipts})
     return movements
