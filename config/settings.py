@@ -79,6 +79,7 @@ INSTALLED_APPS += [
     "erp.core",
     "erp.inventory",
     "erp.invoicing",
+    "erp.purchasing",
 ]
 
 MIDDLEWARE = [

@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("erp.core.api.urls")),
     path("", include("erp.inventory.api.urls")),
     path("", include("erp.invoicing.api.urls")),
+    path("", include("erp.purchasing.api.urls")),
 ]

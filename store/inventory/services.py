@@ -764,12 +764,14 @@ COST_QUANTUM = Decimal("0.0001")
 
 @dataclass(frozen=True)
 class StockLine:
-    """Units of one item: a transfer's or a receipt's line, or a stocktake's count."""
+    """Units of one item: a transfer's or a receipt's line, or a stocktake's count. `line`
+    names the document's line in the ledger (reference_line; default the line's position)."""
 
     product_id: int
     variant_id: int | None
     quantity: int
     unit_cost: Decimal | None = None
+    line: int | None = None
 
 
 @dataclass
@@ -930,7 +932,7 @@ def _arrivals(
                 level,
                 line.quantity,
                 f"{key_prefix}:{index}",
-                index,
+                index if line.line is None else line.line,
                 items[(line.product_id, line.variant_id)]["sku"],
             )
         )
@@ -1203,3 +1205,38 @@ def warehouse_deactivate(*, warehouse_id: int) -> Warehouse:
                 status=409,
             )
     return warehouse_set_active(warehouse_id=warehouse.pk, active=False)
+
+
+# --- ERP: purchase receipts (issue 14) ---
+
+# A purchase receipt's line: the item, the units received, their unit cost (the store's
+# currency) and the goods-received note's line.
+Receipt = StockLine
+
+
+def stock_receive(
+    *,
+    receipts: list[StockLine],
+    warehouse_id: int,
+    reference: Reference,
+    key_prefix: str,
+) -> list[StockMovement]:
+    """Post received goods into one warehouse (reason purchase_received), each movement at its
+    unit cost, each level's average cost moved (stock_add_at_cost). Every receipt needs a cost
+    of zero or more; a receipt posted twice is refused (409 duplicate_stock_movement)."""
+    problems = {
+        f"receipts.{index}.unit_cost": ["A cost of zero or more."]
+        for index, receipt in enumerate(receipts)
+        if receipt.unit_cost is None or Decimal(receipt.unit_cost) < 0
+    }
+    if problems:
+        raise invalid_params(problems)
+    if not receipts:
+        return []
+    return stock_add_at_cost(
+        warehouse_id=warehouse_id,
+        lines=receipts,
+        reference=reference,
+        key_prefix=key_prefix,
+        reason=MovementReason.PURCHASE_RECEIVED,
+    )

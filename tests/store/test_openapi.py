@@ -166,6 +166,24 @@ INVOICING_PATHS = {
     "/invoice-series/{series_id}",
 }
 
+# Issue 14: ERP purchasing.
+PURCHASING_PATHS = {
+    "/suppliers",
+    "/suppliers/{supplier_id}",
+    "/suppliers/{supplier_id}/prices",
+    "/supplier-prices",
+    "/supplier-prices/{price_id}",
+    "/purchase-orders",
+    "/purchase-orders/auto-reorder",
+    "/purchase-orders/{order_id}",
+    "/purchase-orders/{order_id}/send",
+    "/purchase-orders/{order_id}/receive",
+    "/purchase-orders/{order_id}/cancel",
+    "/purchase-orders/{order_id}/pdf",
+    "/goods-received",
+    "/goods-received/{note_id}",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -281,6 +299,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | ERP_PATHS
         | ERP_INVENTORY_PATHS
         | INVOICING_PATHS
+        | PURCHASING_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])
