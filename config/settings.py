@@ -559,8 +559,9 @@ COURIER_ACS_API_URL = env_str(
     "COURIER_ACS_API_URL", "https://webservices.acscourier.net/ACSRestServices/api/ACSAutoRest"
 )
 COURIER_HTTP_TIMEOUT = env_int("COURIER_HTTP_TIMEOUT", 10, minimum=1)
-# A TrueType font for labels (empty: DejaVu Sans when installed, else Helvetica).
-COURIER_LABEL_FONT = env_str("COURIER_LABEL_FONT")
+# A TrueType font for every PDF (labels, invoices, purchase orders); empty: DejaVu Sans when
+# installed, else Helvetica.
+PDF_FONT = env_str("PDF_FONT")
 
 # --- E-mail -----------------------------------------------------------------------------------
 

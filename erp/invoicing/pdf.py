@@ -9,8 +9,6 @@ with the characters it lacks replaced.
 from __future__ import annotations
 
 import io
-from functools import cache
-from pathlib import Path
 from xml.sax.saxutils import escape
 
 from reportlab.graphics.barcode import qr
@@ -19,41 +17,20 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from common import pdf
 from erp.invoicing.choices import VAT_RATES, DocumentType, PaymentMethod
 from erp.invoicing.models import Invoice, InvoicingSettings, Transmission
 from erp.invoicing.selectors import vat_breakdown
 from store.common.addresses import Address
 
-FONT_PATHS = (
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/local/share/fonts/DejaVuSans.ttf",
-)
-
-
-@cache
-def _font() -> str:
-    for path in FONT_PATHS:
-        if Path(path).is_file():
-            try:
-                pdfmetrics.registerFont(TTFont("InvoiceSans", path))
-            except Exception:  # noqa: BLE001, S112 - an unreadable font: try the next
-                continue
-            return "InvoiceSans"
-    return "Helvetica"
+_font = pdf.font  # the project's PDF font (common.pdf)
 
 
 def _t(value) -> str:
-    """Text for a Paragraph: NUL bytes dropped, markup escaped, encodable in the font."""
-    text = str(value if value is not None else "").replace("\x00", "")
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    if _font() == "Helvetica":
-        text = text.encode("cp1252", "replace").decode("cp1252")
-    return escape(text)
+    """Text for a Paragraph: fit for the font (common.pdf), markup escaped."""
+    return escape(pdf.text(value))
 
 
 def _address(stored: dict) -> list[str]:

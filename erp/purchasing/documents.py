@@ -14,9 +14,11 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
+from common.pdf import fit as _fit
+from common.pdf import font as _font
+from common.pdf import text as _text
 from store.common.formats import decimal_str
 from store.common.money import money_str
-from store.courier.labels import _fit, _font, _text  # the project's one PDF text helpers
 from store.emails import selectors as email_selectors
 from store.inventory import selectors as inventory_selectors
 from store.settings import selectors as store_settings

@@ -2,57 +2,29 @@
 with a Code 128 barcode and a QR code of the voucher number, both addresses, the weight, the
 parcel count and any cash on delivery) and a provider's pickup list for a day (A4).
 
-Text is set in DejaVu Sans when the system has it (Greek and other scripts print as they are),
-else in Helvetica with the characters it lacks replaced.
+Text is set in the project's PDF font (common.pdf: DejaVu Sans when the system has it).
 """
 
 from __future__ import annotations
 
 import io
 from decimal import Decimal
-from functools import cache
-from pathlib import Path
 
-from django.conf import settings
 from reportlab.graphics import renderPDF
 from reportlab.graphics.barcode import code128, qr
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
+from common import pdf
 from store.common.addresses import Address
 
 LABEL_SIZE = (100 * mm, 150 * mm)
-FONT_PATHS = (
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/local/share/fonts/DejaVuSans.ttf",
-)
-
-
-@cache
-def _font() -> str:
-    candidates = (
-        [settings.COURIER_LABEL_FONT, *FONT_PATHS] if settings.COURIER_LABEL_FONT else FONT_PATHS
-    )
-    for path in candidates:
-        if path and Path(path).is_file():
-            try:
-                pdfmetrics.registerFont(TTFont("CourierLabelSans", path))
-            except Exception:  # noqa: BLE001, S112 - an unreadable font: try the next
-                continue
-            return "CourierLabelSans"
-    return "Helvetica"
-
-
-def _text(value) -> str:
-    text = str(value or "").replace("\x00", "")
-    if _font() == "Helvetica":
-        text = text.encode("cp1252", "replace").decode("cp1252")
-    return text
+# The project's PDF font and text (common.pdf), under the names this module has used.
+_font = pdf.font
+_text = pdf.text
+_fit = pdf.fit
 
 
 def address_lines(stored: dict) -> list[str]:
@@ -71,14 +43,6 @@ def address_lines(stored: dict) -> list[str]:
 
 def _kg(weight) -> str:
     return f"{Decimal(weight).normalize():f} kg"
-
-
-def _fit(canvas: Canvas, text: str, size: float, width: float) -> str:
-    """The text cut to the width (with an ellipsis)."""
-    text = _text(text)
-    while text and canvas.stringWidth(text, _font(), size) > width:
-        text = text[:-2] + "…" if len(text) > 1 else ""
-    return text
 
 
 def label_pdf(voucher: dict) -> bytes:

@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from common import pdf as common_pdf
 from store.courier import labels
 from store.courier.models import Voucher
 from tests.accounts.factories import UserFactory
@@ -47,9 +48,9 @@ def test_the_admin_lists_vouchers_and_cancels_through_the_services(staff, shippi
 
 
 def test_a_label_without_dejavu_still_prints(monkeypatch, settings):
-    labels._font.cache_clear()
-    monkeypatch.setattr(labels, "FONT_PATHS", ())
-    settings.COURIER_LABEL_FONT = ""
+    common_pdf.font.cache_clear()
+    monkeypatch.setattr(common_pdf, "FONT_PATHS", ())
+    settings.PDF_FONT = ""
     try:
         pdf = labels.label_pdf(
             {
