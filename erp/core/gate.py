@@ -111,9 +111,16 @@ def current() -> Verdict:
     cached = cache.get(CACHE_KEY)
     if isinstance(cached, dict):
         try:
-            return Verdict(**cached)
+            verdict = Verdict(**cached)
         except TypeError:  # a verdict of another version of this module
-            pass
+            verdict = None
+        # Past the licence's expiry the cached verdict is stale whatever the cache's own clock
+        # says (its TTL is counted by Redis, this by the service).
+        if verdict is not None and not (
+            verdict.expires_at
+            and timezone.datetime.fromisoformat(verdict.expires_at) <= timezone.now()
+        ):
+            return verdict
     verdict = compute()
     timeout = settings.ERP_LICENSE_CACHE_SECONDS
     if verdict.expires_at:
