@@ -80,4 +80,9 @@ app.conf.beat_schedule = {
         "task": "store_checkout.cancel_unpaid_orders",
         "schedule": 60.0,
     },
+    # ERP: a data import or backfill whose next batch was lost with a worker goes on.
+    "erp-resume-stalled-jobs": {
+        "task": "erp_core.resume_stalled_jobs",
+        "schedule": 60.0,
+    },
 }

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
@@ -63,19 +64,54 @@ NAME_MAX = 150  # Group.name
 # --- The seeded roles ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class BuiltInRole:
+    """A seeded, read-only role: the store's own, or another app's (the ERP's)."""
+
+    name: str
+    slug: str
+    capabilities: tuple[str, ...]
+    description: str = ""
+
+
+def _seed(group: Group, role: BuiltInRole) -> Group:
+    defaults = {"slug": role.slug, "built_in": True}
+    if role.description:
+        defaults["description"] = role.description
+    RoleProfile.objects.update_or_create(group=group, defaults=defaults)
+    group.permissions.add(*_permissions(role.capabilities))
+    return group
+
+
+@transaction.atomic
+def roles_ensure_built_in(roles: Iterable[BuiltInRole]) -> list[Group]:
+    """Create another app's seeded roles (erp.core's), or give them back any capability they
+    lost; read-only like the store's (409 `built_in_role`). A role is found by its slug; a new
+    one takes its name, or "<name> (<slug>)" when a role already has the name (a custom role
+    is never taken over). Idempotent."""
+    groups = []
+    for role in roles:
+        profile = RoleProfile.objects.select_related("group").filter(slug=role.slug).first()
+        if profile is not None:
+            group = profile.group
+        else:
+            group = Group.objects.filter(name__iexact=role.name, store_role__isnull=True).first()
+            if group is None:
+                taken = Group.objects.filter(name__iexact=role.name).exists()
+                name = f"{role.name} ({role.slug})"[:NAME_MAX] if taken else role.name
+                group = Group.objects.get_or_create(name=name)[0]
+        groups.append(_seed(group, role))
+    return groups
+
+
 @transaction.atomic
 def roles_ensure_defaults() -> list[Group]:
-    """Create the seeded roles, or give them back any capability they lost. Idempotent."""
+    """Create the store's seeded roles (by name), or give them back any capability they lost.
+    Idempotent."""
     roles = []
     for name, codenames in DEFAULT_ROLES.items():
         group, _created = Group.objects.get_or_create(name=name)
-        RoleProfile.objects.update_or_create(
-            group=group, defaults={"slug": BUILT_IN_SLUGS[name], "built_in": True}
-        )
-        permissions = Permission.objects.filter(
-            content_type__app_label=APP_LABEL, codename__in=codenames
-        )
-        group.permissions.add(*permissions)
+        _seed(group, BuiltInRole(name, BUILT_IN_SLUGS[name], tuple(codenames)))
         if name == SHOP_MANAGER_ROLE:  # the admin screens of the catalog, media and reviews
             group.permissions.add(
                 *Permission.objects.filter(content_type__app_label__in=SHOP_MANAGER_ADMIN_APPS)

@@ -69,6 +69,8 @@ def settings_update(*, changes: dict[str, dict]) -> None:
             cleaned, errors = address_clean(fields["sender"] or {})
             problems.extend(errors, prefix=f"{name}.sender")
             fields["sender"] = Address.of(cleaned).stored()
+        if "default_weight" in fields and fields["default_weight"] is None:
+            problems.add(f"{name}.default_weight", "A weight in kilograms (0.001-1000).")
         unknown = set(fields.get("credentials") or {}) - set(cls.credential_fields)
         for key in sorted(unknown):
             problems.add(f"{name}.credentials.{key}", f"{cls.title} takes no {key}.")

@@ -47,6 +47,7 @@ from store.payments.models import (
 )
 from store.payments.providers.base import (
     BadSignature,
+    CheckResult,
     PaymentProvider,
     PaymentsNotConfigured,
 )
@@ -260,9 +261,13 @@ def provider_of(row: GatewayConfig) -> PaymentProvider:
 
 def config_test(*, config_id: int) -> dict:
     """A real credentials check against the provider (or the sandbox); the outcome is kept
-    on the config. Unreachable: 502 `payment_provider_unavailable` (nothing kept)."""
+    on the config (a config without its credentials fails the check: ok false, saying which).
+    Unreachable: 502 `payment_provider_unavailable` (nothing kept)."""
     row = selectors.config_get(config_id)
-    result = provider_of(row).check()
+    try:
+        result = provider_of(row).check()
+    except PaymentsNotConfigured as exc:  # credentials missing: the check's answer, not an error
+        result = CheckResult(ok=False, message=str(exc.detail))
     GatewayConfig.objects.filter(pk=row.pk).update(
         last_checked_at=timezone.now(),
         last_check_ok=result.ok,

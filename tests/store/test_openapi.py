@@ -131,6 +131,19 @@ ERP_PATHS = {
     "/erp/status",
     "/erp/activate",
     "/erp/deactivate",
+    "/erp/users",
+    "/erp/users/{user_id}",
+    "/erp/roles",
+    "/erp/roles/{slug}",
+    "/erp/migrate-data/start",
+    "/erp/migrate-data/status",
+    "/erp/migrate-data/cancel",
+    "/erp/migrate-data/{job_id}",
+    "/erp/inventory/backfill/start",
+    "/erp/inventory/backfill/status",
+    "/erp/inventory/backfill/cancel",
+    "/erp/onboarding/checklist",
+    "/erp/portal-settings",
 }
 
 # Issue 14: the ERP's inventory (erp/inventory), on the store's ledger.

@@ -12,6 +12,7 @@ SEEDERS = [
     ("Demo products", "licensing.demo.seed"),
     ("Demo licences, packs, subscription and clients", "licensing.demo.seed_licensing"),
     ("Store (ec/v1)", "store.demo.seed"),
+    ("ERP (the store's Business licence, roles, portal, imported data)", "erp.core.demo.seed"),
     ("ERP purchasing", "erp.purchasing.demo.seed"),
     ("ERP invoicing", "erp.invoicing.demo.seed"),
 ]

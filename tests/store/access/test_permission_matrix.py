@@ -1,6 +1,7 @@
 """The permission matrix of every store route, generated from the URL resolver.
 
-Every route under /rest/ec/v1/ (those added later included: nothing here lists them) is called
+Every route under /rest/ec/v1/ (those added later included, the ERP's too, with the ERP on:
+nothing here lists them) is called
 with every method its view answers, as anonymous, as a customer (logged in, no capability), as
 each built-in role and as a holder of manage_options. What the view declares in `access`
 (store.common.permissions.required_access) decides the expected class of answer:
@@ -80,6 +81,16 @@ def _url(route: str) -> str:
     # a re_path route: its first alternative of each named group, without the anchors
     route = re.sub(r"\(\?P<\w+>([^|)]+)[^)]*\)", r"\1", route).replace("^", "").replace("$", "")
     return "/" + re.sub(r"<(?:(\w+):)?\w+>", sample, route)
+
+
+@pytest.fixture(autouse=True)
+def _erp_on(db):
+    """The ERP's routes (erp/, under the same prefix) sit behind the Business-tier licence
+    gate: the matrix checks their capabilities with the ERP on (tests/erp checks the gate)."""
+    from erp.core import services as erp_services
+    from tests.erp.conftest import store_licence
+
+    erp_services.erp_activate(license_key=store_licence().license_key)
 
 
 def store_operations() -> list[tuple[str, str, type]]:

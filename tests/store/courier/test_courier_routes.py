@@ -276,3 +276,14 @@ def test_the_command_hands_the_refresh_to_the_worker_while_the_broker_is_down(
         call_command("courier_refresh_tracking", "--enqueue")
     waiting = OutboxMessage.objects.filter(task="store_courier.refresh_tracking", sent_at=None)
     assert waiting.count() == 1
+
+
+@pytest.mark.parametrize("weight", ["", None])
+def test_an_empty_default_weight_is_a_400_and_changes_nothing(shipping_client, weight):
+    body = {"sandbox": {"enabled": False, "default_weight": weight}}
+    response = shipping_client.patch(f"{COURIER}/settings", body, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid_param"
+    providers = shipping_client.get(f"{COURIER}/settings").json()["providers"]
+    sandbox = {row["provider"]: row for row in providers}["sandbox"]
+    assert sandbox["enabled"] is True  # the refused write changed nothing

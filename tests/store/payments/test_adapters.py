@@ -223,3 +223,11 @@ def test_paypal_errors_map_to_provider_errors():
     )
     with pytest.raises(ProviderUnavailable):
         provider.capture(external_id="X", amount=Decimal(1), currency="EUR")
+
+
+def test_a_config_without_its_credentials_fails_its_check_without_a_5xx(online, payments_staff):
+    config_id = config(payments_staff, "paypal", "paypal", {})
+    answer = payments_staff.post(f"{API}/payment/gateway-config/{config_id}/test")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["ok"] is False
+    assert "client_id and client_secret" in answer.json()["message"]

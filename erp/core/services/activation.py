@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from erp.core import gate
 from erp.core.models import ErpSettings
+from erp.core.services.access import erp_roles_ensure
 from licensing.keys import normalize_license_key
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, rule_broken
@@ -21,7 +22,8 @@ def _row_for_update() -> ErpSettings:
 def erp_activate(*, license_key: str | None = None, user=None) -> ErpSettings:
     """Turn the ERP on under `license_key` (default: the key already configured). The licence
     must exist, be active and of the Business tier: 400 for a key that names no licence, 409
-    `erp_license_required` (naming why) for one that cannot run the ERP; nothing changes then."""
+    `erp_license_required` (naming why) for one that cannot run the ERP; nothing changes then.
+    The ERP's seeded roles (erp.core.capabilities) are made then."""
     row = _row_for_update()
     key = normalize_license_key(license_key) if license_key else gate.configured_key(row)
     if license_key and not key:
@@ -37,6 +39,7 @@ def erp_activate(*, license_key: str | None = None, user=None) -> ErpSettings:
     row.activated_by = logged_in(user)
     row.deactivated_at = None
     row.save()
+    erp_roles_ensure()  # the ERP's seeded roles, the first time
     gate.forget()
     return row
 
