@@ -22,6 +22,7 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from django.utils.module_loading import import_string
 from rest_framework import exceptions
@@ -135,6 +136,18 @@ def to_api_error(exc: Exception) -> ApiError | None:
         return ApiError(exc.status_code, exc.code, exc.detail, exc.errors, dict(exc.headers), kind)
     if isinstance(exc, RequestDataTooBig):
         return ApiError(413, "request_too_large", "The request body is too large.")
+    if isinstance(exc, ProtectedError | RestrictedError):
+        # A row other records still point at (e.g. an order an ERP invoice was made from):
+        # a refusal naming them, never a crash.
+        held_by = sorted(
+            {obj._meta.verbose_name for obj in exc.args[1]} if len(exc.args) > 1 else []
+        )
+        return ApiError(
+            409,
+            "in_use",
+            "It cannot be deleted: other records refer to it"
+            + (f" ({', '.join(held_by)})." if held_by else "."),
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -56,7 +56,7 @@ _ERROR_TEXT = {
     403: "A capability is missing (`insufficient_capability`) or the nonce is wrong "
     "(`invalid_nonce`).",
     404: "No such resource (`<resource>_not_found`).",
-    409: "Conflicts with the current state.",
+    409: "Conflicts with the current state (a DELETE of what other records refer to: `in_use`).",
     413: "Body or file too large.",
     415: "Unsupported Content-Type (send application/json or multipart/form-data).",
     422: "A body value is not in its documented JSON shape (`invalid_shape`, named in "
@@ -119,6 +119,8 @@ class StoreAutoSchema(ApiSchemaMixin, AutoSchema):
         route), 422 where the body has rows whose shape is checked (RowListSerializer), 429
         where the method is rate limited, and 422 for a POST that takes an Idempotency-Key."""
         statuses = super().implicit_error_statuses() | {401, 403}
+        if self.method == "DELETE":  # other records may still refer to it (409 `in_use`)
+            statuses.add(409)
         if self.has_request_body() and _has_shape_checked_rows(self.get_request_serializer()):
             statuses.add(422)
         scope_for = getattr(self.view, "throttle_scope_for", None)

@@ -10,7 +10,7 @@ from erp.invoicing import services
 from erp.invoicing.models import Invoice
 from store.orders import services as order_services
 from tests.erp.invoicing.helpers import INVOICES, configure, on_commit
-from tests.store.conftest import error
+from tests.store.conftest import API, error
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db
@@ -130,3 +130,13 @@ def test_order_lines_of_a_tax_inclusive_order(series):
         Decimal("7.20"),
         1,
     )
+
+
+def test_an_order_with_an_invoice_cannot_be_deleted_409_not_500(api, series, admin_client_api):
+    order = an_order()
+    assert api.post(f"{INVOICES}/from-order/{order.pk}").status_code == 201
+    response = admin_client_api.delete(f"{API}/orders/{order.pk}")
+    assert response.status_code == 409, response.content
+    assert response.json()["code"] == "in_use"
+    assert "invoice" in response.json()["message"]
+    assert admin_client_api.get(f"{API}/orders/{order.pk}").status_code == 200
