@@ -11,6 +11,8 @@ from store.orders.models import Order
 ISSUER = {
     "issuer_name": "Emporion Demo Store S.A.",
     "issuer_vat_number": "EL094259216",  # a well-formed Greek VAT number (python-stdnum)
+    # The demo orders' untaxed lines: outside the scope of VAT (articles 2 and 3).
+    "zero_vat_exemption": 1,
     "issuer_address": {
         "address_1": "Ermou 1",
         "city": "Athens",

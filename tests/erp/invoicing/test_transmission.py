@@ -429,3 +429,34 @@ def test_the_task_retries_on_a_worker_then_gives_up(api, series, monkeypatch):
     finally:
         tasks.transmit.pop_request()
     assert Transmission.objects.get(invoice_id=invoice["id"]).status == "failed"
+
+
+def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(settings, client):
+    """The README's walk-through on the demo data: order -> invoice -> issue -> transmit -> PDF."""
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.test import TestCase
+
+    from accounts.models import User
+    from store.orders.models import Order
+    from tests.store.conftest import basic_auth
+
+    settings.DEBUG = True
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        call_command("seed_demo", stdout=StringIO())
+    admin = User.objects.get(email="admin@example.com")
+    auth = {"HTTP_AUTHORIZATION": basic_auth(admin)}
+    order = Order.objects.filter(status="processing").order_by("pk").first()
+    made = client.post(f"{INVOICES}/from-order/{order.pk}", **auth)
+    assert made.status_code == 201, made.content
+    invoice_id = made.json()["id"]
+    assert client.post(f"{INVOICES}/{invoice_id}/issue", **auth).status_code == 200
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        sent = client.post(f"{INVOICES}/{invoice_id}/transmit", **auth)
+    assert sent.status_code == 202, sent.content
+    body = client.get(f"{INVOICES}/{invoice_id}", **auth).json()
+    assert body["transmission"]["status"] == "sent", body["transmission"]
+    assert body["transmission"]["mark"]
+    pdf = client.get(f"{INVOICES}/{invoice_id}/pdf", **auth)
+    assert (pdf.status_code, pdf["Content-Type"]) == (200, "application/pdf")
