@@ -159,9 +159,11 @@ def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(api_cl
     out = StringIO()
     call_command("seed_demo", stdout=out)
 
-    assert User.objects.count() == 4
-    assert Product.objects.count() == 2
-    assert License.objects.count() == 5
+    # The portal's four accounts, two products, five licences, and the ERP's (issue 14):
+    # the store's Business licence of its own product and the demo accountant.
+    assert User.objects.count() == 5
+    assert Product.objects.count() == 3
+    assert License.objects.count() == 6
     assert dict(User.objects.values_list("email", "password")) == hashes
     assert portal.get("/api/v1/portal/auth/me").status_code == 200
     assert browser.get("/admin/").status_code == 200
@@ -186,7 +188,7 @@ def test_seed_demo_prints_logins_and_urls_and_no_licence_list():
     assert "emporion-demo-2026" in text
     assert "http://127.0.0.1:8000/api/v1/docs/" in text
     assert "http://127.0.0.1:8000/admin/" in text
-    assert License.objects.count() == 5
+    assert License.objects.count() == 6  # five of the portal's demo, the store's ERP licence
     assert not re.search(r"EMP-[A-Z]{4}-", text)  # a count per account instead of every key
     assert (
         "  licences: agency@example.com 1, developer@example.com 2, reseller@example.com 2 "
