@@ -585,6 +585,9 @@ def server_env(name: str, db_url: str, redis_url: str) -> dict[str, str]:
         "REDIS_URL": redis_url,
         "BENCH_NAME": name,
         "LOG_LEVEL": "WARNING",
+        # E-mails are made (rendered, recorded) as in production but kept in memory: a bench
+        # sends nothing and does not spend the cores printing them.
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "PYTHONPATH": str(ROOT),
     }
     return env
