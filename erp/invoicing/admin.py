@@ -16,6 +16,7 @@ from erp.invoicing.models import (
     InvoicingSettings,
     Transmission,
 )
+from store.common.errors import rule_broken
 
 
 class LineInline(admin.TabularInline):
@@ -221,4 +222,7 @@ class InvoicingSettingsAdmin(ServiceAdmin):
         return services.settings_update(fields=fields)
 
     def remove(self, request, obj):
-        raise NotImplementedError("The settings are never deleted.")
+        # Never offered (has_delete_permission is False); a forged POST is refused.
+        raise rule_broken(
+            "The invoicing settings are never deleted.", code="not_deletable", status=409
+        )

@@ -9,6 +9,7 @@ task retries it. Wrong credentials raise `NotConfigured`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -85,7 +86,7 @@ class Cancelled:
     cancellation_mark: str
 
 
-class AuthorityProvider:
+class AuthorityProvider(ABC):
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     #: The credentials it needs (all required), as PATCH /invoices/settings takes them.
@@ -95,13 +96,15 @@ class AuthorityProvider:
         self.credentials = dict(credentials or {})
         self.environment = environment
 
-    def send(self, document: Document) -> Outcome:
-        raise NotImplementedError
+    @abstractmethod
+    def send(self, document: Document) -> Outcome: ...
 
+    @abstractmethod
     def cancel(self, mark: str) -> Cancelled | Outcome:
         """Cancel the document of `mark`: its cancellation mark, or a rejection (an Outcome)."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def test_credentials(self) -> str:
         """A real call that the credentials open; answers what was checked."""
-        raise NotImplementedError
+        ...

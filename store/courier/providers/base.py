@@ -8,6 +8,7 @@ voucher) 502 `courier_refused` with its own message.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -60,7 +61,7 @@ class Tracking:
     delivered_at: datetime | None = None
 
 
-class CourierProvider:
+class CourierProvider(ABC):
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     sandbox: ClassVar[bool] = False
@@ -79,14 +80,14 @@ class CourierProvider:
             )
 
     # Each one starts with ensure_configured() (the base's refusals, then the courier's).
-    def test_connection(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def test_connection(self) -> str: ...
 
-    def create(self, parcel: Parcel) -> Created:
-        raise NotImplementedError
+    @abstractmethod
+    def create(self, parcel: Parcel) -> Created: ...
 
-    def cancel(self, number: str) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def cancel(self, number: str) -> None: ...
 
-    def track(self, number: str, *, created_at: datetime, now: datetime) -> Tracking:
-        raise NotImplementedError
+    @abstractmethod
+    def track(self, number: str, *, created_at: datetime, now: datetime) -> Tracking: ...

@@ -460,3 +460,16 @@ def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(settin
     assert body["transmission"]["mark"]
     pdf = client.get(f"{INVOICES}/{invoice_id}/pdf", **auth)
     assert (pdf.status_code, pdf["Content-Type"]) == (200, "application/pdf")
+
+
+def test_an_authority_adapter_must_implement_every_operation():
+    from erp.invoicing.providers.base import AuthorityProvider
+
+    class Half(AuthorityProvider):
+        name = "half"
+
+        def send(self, document):
+            raise AssertionError
+
+    with pytest.raises(TypeError, match="abstract"):
+        Half({})

@@ -220,3 +220,18 @@ def test_tracking_times_without_offset_are_local(acs, shipping_client):
         events = shipping_client.get(f"{COURIER}/acs/track/{number}").json()["events"]
     assert events[0]["at"].startswith("2026-03-02T18:05:00")
     assert events[0]["at"][19:]  # an offset
+
+
+def test_a_courier_adapter_must_implement_every_operation():
+    import pytest
+
+    from store.courier.providers.base import CourierProvider
+
+    class Half(CourierProvider):
+        name = "half"
+
+        def test_connection(self) -> str:
+            return "ok"
+
+    with pytest.raises(TypeError, match="abstract"):
+        Half({})
