@@ -80,6 +80,10 @@ INSTALLED_APPS += [
     "erp.inventory",
     "erp.invoicing",
     "erp.purchasing",
+    # ERP part 2 (issue 15).
+    "erp.accounting",
+    "erp.crm",
+    "erp.hr",
 ]
 
 MIDDLEWARE = [

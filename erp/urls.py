@@ -8,4 +8,7 @@ urlpatterns = [
     path("", include("erp.inventory.api.urls")),
     path("", include("erp.invoicing.api.urls")),
     path("", include("erp.purchasing.api.urls")),
+    path("", include("erp.accounting.api.urls")),
+    path("", include("erp.crm.api.urls")),
+    path("", include("erp.hr.api.urls")),
 ]
