@@ -16,3 +16,9 @@ class CommonConfig(AppConfig):
 
         # `<id:name>`: every id in an API path (a huge id matches no route: a JSON 404).
         register_converter(IdPathConverter, "id")
+
+        # Request ids and metrics travel with Celery tasks (issue 17).
+        from common import metrics, observability
+
+        observability.connect_celery_signals()
+        metrics.connect_celery_signals()

@@ -1,6 +1,7 @@
 import logging
 
 from common.api.errors import ApiError, style_for_path
+from common.api.throttling import ATTRIBUTE
 from common.jsonload import unstorable_text_problem
 
 logger = logging.getLogger("django.request")
@@ -70,3 +71,19 @@ class UnstorableInputMiddleware:
 
 def _printable(name: str) -> str:
     return name if unstorable_text_problem(name) is None else repr(name)[1:-1]
+
+
+class RateLimitHeadersMiddleware:
+    """Answers the rate limit a request was counted against in the IETF draft's headers
+    (RateLimit-Limit, -Remaining, -Reset, -Policy; common.api.throttling)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        standing = getattr(request, ATTRIBUTE, None)
+        if standing is not None:
+            for name, value in standing.headers().items():
+                response[name] = value
+        return response

@@ -9,12 +9,14 @@ See README.md for the full list.
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from common.observability import init_sentry
 from config.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -84,13 +86,21 @@ INSTALLED_APPS += [
     "erp.accounting",
     "erp.crm",
     "erp.hr",
+    # Cross-origin access (issue 17): the middleware below answers preflights.
+    "corsheaders",
 ]
 
 MIDDLEWARE = [
+    # Outermost: the request id (X-Request-ID, on every log record and task) and the metrics
+    # (every answer timed, whatever refused it); then CORS, before anything that can answer.
+    "common.observability.RequestIdMiddleware",
+    "common.metrics.MetricsMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "common.middleware.ApiErrorMiddleware",
     "common.middleware.UnstorableInputMiddleware",
+    "common.middleware.RateLimitHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -342,6 +352,10 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SCHEMA_PATH_PREFIX_TRIM": False,
     "PREPROCESSING_HOOKS": ["common.api.schema.only_portal_paths"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "common.api.schema.rate_limit_headers",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -442,6 +456,10 @@ STORE_SPECTACULAR_SETTINGS = {
     "SERVERS": [{"url": f"/{REST_ROOT}/ec/v1"}],
     "PATH_CONVERTER_OVERRIDES": ID_PATH_CONVERTER_OVERRIDES,
     "PREPROCESSING_HOOKS": ["store.common.schema.only_store_paths"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "common.api.schema.rate_limit_headers",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "ProductStatusEnum": "store.catalog.choices.ProductStatus",
@@ -619,16 +637,92 @@ USE_I18N = True
 USE_TZ = True
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+# Logs: JSON lines (python-json-logger) with the request id on every record
+# (common.observability), or plain text; plain is development's default.
+LOG_FORMAT = env_str("LOG_FORMAT", "plain" if DEBUG else "json").strip().lower()
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be 'json' or 'plain'; got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "common.observability.RequestIdFilter"}},
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            "timestamp": False,
+        },
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "INFO"},
     },
 }
+
+# --- Integration and operations (issue 17) -----------------------------------------------------
+
+# Cross-origin access: only the listed origins (scheme://host[:port]) get CORS headers, and
+# with them credentials (cookies, Authorization); any other origin gets none. Under the API
+# prefixes only (the portal's /api/ and the REST root).
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_ALLOWED_ORIGIN_REGEXES = env_list("CORS_ALLOWED_ORIGIN_REGEXES", [])
+CORS_ALLOW_CREDENTIALS = True
+CORS_URLS_REGEX = rf"^/(api|{REST_ROOT})/.*$"
+CORS_ALLOW_HEADERS = (
+    "accept",
+    "authorization",
+    "content-type",
+    "user-agent",
+    "x-csrftoken",
+    "x-requested-with",
+    NONCE_HEADER.lower(),
+    "x-cart-id",
+    "idempotency-key",
+    "x-api-key",
+    "x-request-id",
+)
+CORS_EXPOSE_HEADERS = (
+    "X-Request-ID",
+    "X-Cart-ID",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit-Policy",
+    "Idempotent-Replayed",
+    "Content-Disposition",
+)
+CORS_PREFLIGHT_MAX_AGE = env_int("CORS_PREFLIGHT_MAX_AGE", 86400, minimum=0)
+
+# Prometheus metrics at /metrics (common.metrics): for a scraper sending
+# `Authorization: Bearer <METRICS_TOKEN>`, or one whose address is in METRICS_ALLOWED_NETWORKS
+# (CIDRs; in development loopback by default). Neither set: refused to everyone.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_NETWORKS = env_list(
+    "METRICS_ALLOWED_NETWORKS", ["127.0.0.1/32", "::1/128"] if DEBUG else []
+)
+for _network in METRICS_ALLOWED_NETWORKS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"METRICS_ALLOWED_NETWORKS: {_network!r} is not a network (CIDR)"
+        ) from None
+
+# Error tracking: Sentry when SENTRY_DSN is set (no personal data; common.observability).
+SENTRY_DSN = env_str("SENTRY_DSN")
+init_sentry(
+    SENTRY_DSN,
+    environment=env_str("SENTRY_ENVIRONMENT"),
+    release=env_str("SENTRY_RELEASE"),
+)

@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.admin_login import admin_login
 from common.health import HealthView
+from common.metrics import metrics_view
 from common.views import api_not_found
 from licensing.sandbox_views import SandboxCheckoutView
 from store.pages import OrderReceivedPage
@@ -29,6 +30,8 @@ urlpatterns = [
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("healthz", HealthView.as_view(), name="healthz"),
+    # Prometheus metrics, for a scraper with the token or from an allowed network.
+    path("metrics", metrics_view, name="metrics"),
     # The pages e-mails link to: verify the address, set a new password, the order received.
     path("", include("accounts.urls")),
     path("order-received/<id:order_id>", OrderReceivedPage.as_view(), name="order-received-page"),

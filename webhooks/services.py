@@ -33,7 +33,7 @@ from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from accounts.models import User
-from common import outbox
+from common import metrics, outbox
 from common.email import send_templated_email
 from common.errors import ServiceError, ValidationFailed
 from webhooks import net, sender, signing
@@ -490,6 +490,7 @@ def _prune_log(webhook: Webhook, *, keep) -> None:
 
 
 def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
+    metrics.webhook_delivered(result.outcome)
     now = timezone.now()
     with transaction.atomic():
         pair = _lock_pair(claim.delivery_id, claim.webhook_id)
@@ -742,6 +743,8 @@ def _record_many(results: list[tuple[Claim, sender.Result]]) -> None:
             _enqueue_on_commit(delivery_id, countdown=countdown)
         for claim, result in results:
             _track_health(webhook=webhooks[claim.webhook_id], result=result, now=now)
+    for _claim, result in results:
+        metrics.webhook_delivered(result.outcome)
 
 
 def webhook_ping(*, webhook: Webhook) -> tuple[DeliveryAttempt | None, sender.Result]:

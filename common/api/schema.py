@@ -211,3 +211,44 @@ class AppPasswordScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return {"type": "http", "scheme": "basic"}
+
+
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Limit": "Requests allowed in the current window of this route's limit.",
+    "RateLimit-Remaining": "Requests left in the current window.",
+    "RateLimit-Reset": "Seconds until the current window closes.",
+}
+
+
+def rate_limit_headers(result, generator, request, public):
+    """A postprocessing hook of both descriptions: every rate-limited operation (one that
+    documents 429) declares the IETF draft's RateLimit-* headers on its answers, and Retry-After
+    on its 429 (common.api.throttling, common.middleware.RateLimitHeadersMiddleware)."""
+    integer = {"type": "integer", "minimum": 0}
+    limit_headers = {
+        name: {"description": text, "schema": integer} for name, text in RATE_LIMIT_HEADERS.items()
+    }
+    limit_headers["RateLimit-Policy"] = {
+        "description": "The limit and its window: `<limit>;w=<seconds>`.",
+        "schema": {"type": "string"},
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses") if isinstance(operation, dict) else None
+            if not responses or "429" not in responses:
+                continue
+            for status, response in responses.items():
+                if status in ("401", "403") or "$ref" in response:
+                    continue
+                headers = response.setdefault("headers", {})
+                for name, header in limit_headers.items():
+                    headers.setdefault(name, header)
+                if status == "429":
+                    headers.setdefault(
+                        "Retry-After",
+                        {
+                            "description": "Seconds to wait before trying again.",
+                            "schema": {"type": "integer", "minimum": 1},
+                        },
+                    )
+    return result

@@ -11,6 +11,12 @@ ONE round trip: a Lua script increments the counter, sets its expiry on the wind
 and answers the time left, which a refusal's Retry-After uses. Other caches (local memory in
 development and the tests on SQLite) use cache.add + cache.incr and a start-time key.
 
+Every counted request leaves its standing on the Django request (`note_limit`), and
+common.middleware.RateLimitHeadersMiddleware answers it in the IETF draft's headers:
+`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window closes)
+and `RateLimit-Policy` (`<limit>;w=<window seconds>`); with several limits on one request the
+one with the fewest requests left is shown. A 429 also carries Retry-After.
+
 While the cache is unreachable the limits fail open: the request is let through and a warning
 is logged. A limit is a defence against abuse, not a rule of the data; refusing every login
 because Redis is down would turn a cache outage into a full outage.
@@ -19,6 +25,8 @@ because Redis is down would turn a cache outage into a full outage.
 from __future__ import annotations
 
 import logging
+import math
+from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
@@ -27,6 +35,35 @@ from rest_framework.throttling import SimpleRateThrottle
 from common.cache import CacheUnavailable
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a caller stands against one limit."""
+
+    limit: int
+    remaining: int
+    reset: int  # seconds until the window closes
+    window: int  # the window's length in seconds
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "RateLimit-Limit": str(self.limit),
+            "RateLimit-Remaining": str(self.remaining),
+            "RateLimit-Reset": str(self.reset),
+            "RateLimit-Policy": f"{self.limit};w={self.window}",
+        }
+
+
+ATTRIBUTE = "rate_limit_standing"
+
+
+def note_limit(request, standing: Standing) -> None:
+    """Keep the tightest standing on the (Django) request, for the answer's headers."""
+    target = getattr(request, "_request", request)
+    kept = getattr(target, ATTRIBUTE, None)
+    if kept is None or standing.remaining < kept.remaining:
+        setattr(target, ATTRIBUTE, standing)
 
 
 class ScopedRateThrottle(SimpleRateThrottle):
@@ -62,12 +99,21 @@ class ScopedRateThrottle(SimpleRateThrottle):
                 request.path,
             )
             return True
-        if count <= self.num_requests:
-            return True
         if self._left is not None:
             left = self._left
         else:
             left = self.cache.get(f"{key}:start", now) + self.duration - now
+        note_limit(
+            request,
+            Standing(
+                limit=self.num_requests,
+                remaining=max(0, self.num_requests - count),
+                reset=max(0, math.ceil(left)),
+                window=int(self.duration),
+            ),
+        )
+        if count <= self.num_requests:
+            return True
         self._wait = max(1.0, left)
         return False
 
