@@ -38,15 +38,15 @@ run: install
 test: install
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-## worker: Celery worker with embedded beat (needs REDIS_URL)
+## worker: Celery worker with embedded beat (needs REDIS_URL); QUEUES=webhooks,... limits its queues
 worker: install
 	@if [ -z "$$REDIS_URL" ]; then echo "make worker needs REDIS_URL (without it, tasks run eagerly in the web process)"; exit 1; fi
-	$(BIN)/celery -A config worker --beat --loglevel=INFO
+	$(BIN)/celery -A config worker --beat --loglevel=INFO $(if $(QUEUES),--queues=$(QUEUES))
 
 ## serve: gunicorn, as in production (set the production variables first)
 serve: install
 	$(BIN)/python manage.py collectstatic --noinput
-	$(BIN)/gunicorn config.wsgi:application --bind $(HOST):$(PORT) --workers $${WEB_CONCURRENCY:-3} --timeout 30
+	GUNICORN_BIND=$(HOST):$(PORT) $(BIN)/gunicorn -c config/gunicorn_conf.py config.wsgi:application
 
 lint: install
 	$(BIN)/ruff check .

@@ -155,8 +155,8 @@ def main(argv=None) -> None:
     from config.celery import app
     from webhooks import services
 
-    # The default queue on the bench's own Redis database: the worker re-enqueues the chunks
-    # of a fan-out there too.
+    # The default queue (the no-op floor) and the webhooks queue (deliveries and the chunks
+    # of a fan-out) on the bench's own Redis database, consumed by the one worker.
     queue = app.conf.task_default_queue
     app.control.purge()  # what an interrupted run left
     account = User.objects.create_user(
@@ -170,7 +170,7 @@ def main(argv=None) -> None:
     for _ in range(args.webhooks):
         services.webhook_create(account=account, url=receiver.url, events=["license.created"])
     total = args.events * args.webhooks
-    worker = start_worker(env, queue, args.concurrency)
+    worker = start_worker(env, f"{queue},webhooks", args.concurrency)
     rounds = []
     try:
         floor_rate(50, queue)  # warm-up: the worker is up and connected

@@ -817,7 +817,14 @@ def _wait_for_empty_queue(redis_url: str, seconds: float, worker: subprocess.Pop
 
     client = redis.Redis.from_url(redis_url)
     deadline = time.monotonic() + seconds
-    while worker.poll() is None and time.monotonic() < deadline and client.llen("celery"):
+    from django.conf import settings
+
+    queues = getattr(settings, "CELERY_QUEUE_NAMES", ("celery",))
+    while (
+        worker.poll() is None
+        and time.monotonic() < deadline
+        and sum(client.llen(queue) for queue in queues)
+    ):
         time.sleep(0.2)
 
 

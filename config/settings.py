@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from common.observability import init_sentry
 from config.env import env_bool, env_int, env_list, env_str
@@ -149,10 +150,32 @@ if DATABASE_URL:
         _db.setdefault("OPTIONS", {}).setdefault(
             "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
         )
-        # The web's queries are short: PostgreSQL's JIT compiles a plan for tens of ms that
-        # the query then saves nothing with (measured on the catalog's lists at 50,000
-        # products: +28 ms). A DATABASE_URL giving its own `options` keeps them.
-        _db["OPTIONS"].setdefault("options", "-c jit=off")
+        # Connection pooling (docs/deploy.md): DB_POOL_MAX_SIZE > 0 gives each process a
+        # psycopg pool of that size (connections are then never kept per thread:
+        # CONN_MAX_AGE 0); DB_PGBOUNCER=1 is for a PgBouncer in transaction mode in front of
+        # the server: no server-side cursors (a cursor would outlive its transaction's
+        # server connection) and no startup `options` (PgBouncer refuses them).
+        DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 0, minimum=0)
+        DB_PGBOUNCER = env_bool("DB_PGBOUNCER", False)
+        if DB_POOL_MAX_SIZE and DB_PGBOUNCER:
+            raise ImproperlyConfigured(
+                "Set DB_POOL_MAX_SIZE or DB_PGBOUNCER, not both: PgBouncer is the pool."
+            )
+        if DB_POOL_MAX_SIZE:
+            _db["CONN_MAX_AGE"] = 0
+            _db["CONN_HEALTH_CHECKS"] = False
+            _db["OPTIONS"]["pool"] = {
+                "min_size": min(env_int("DB_POOL_MIN_SIZE", 2, minimum=0), DB_POOL_MAX_SIZE),
+                "max_size": DB_POOL_MAX_SIZE,
+                "timeout": env_int("DB_POOL_TIMEOUT", 10, minimum=1),
+            }
+        if DB_PGBOUNCER:
+            _db["DISABLE_SERVER_SIDE_CURSORS"] = True
+        else:
+            # The web's queries are short: PostgreSQL's JIT compiles a plan for tens of ms
+            # that the query then saves nothing with (measured on the catalog's lists at
+            # 50,000 products: +28 ms). A DATABASE_URL giving its own `options` keeps them.
+            _db["OPTIONS"].setdefault("options", "-c jit=off")
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _db = {
@@ -224,6 +247,28 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = "UTC"
+# Queues by kind (issue 17): a worker started without -Q consumes them all (`make worker`); a
+# scaled deployment runs workers per queue (docs/deploy.md), so a burst of webhooks cannot
+# delay stock releases or e-mails. Tasks not named here go to `celery`.
+CELERY_QUEUE_NAMES = ("celery", "webhooks", "stock", "email", "erp")
+CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "webhooks.*": {"queue": "webhooks"},
+    "store_orders.*": {"queue": "stock"},
+    "store_checkout.*": {"queue": "stock"},
+    "store_coupons.*": {"queue": "stock"},
+    "common.send_email": {"queue": "email"},
+    "store_emails.*": {"queue": "email"},
+    "erp_*": {"queue": "erp"},
+}
+# The beat runs wherever `--beat` is given (every `make worker`) but schedules on one process
+# only: the holder of a lock in Redis (common.beat), renewed every few seconds, taken over by
+# another beat within BEAT_LOCK_SECONDS when its holder dies. No schedule file on local disk.
+BEAT_LOCK_SECONDS = env_int("BEAT_LOCK_SECONDS", 30, minimum=5)
+if REDIS_URL:
+    CELERY_BEAT_SCHEDULER = "common.beat:LockedScheduler"
+    CELERY_BEAT_MAX_LOOP_INTERVAL = 5
 
 # --- Auth -------------------------------------------------------------------------------------
 
@@ -425,6 +470,10 @@ WEBHOOK_USER_AGENT = "Emporion-Webhooks/1.0"
 # Development and tests only: lets webhooks use http:// URLs and loopback addresses (every other
 # private or reserved range stays blocked). `check --deploy` warns while it is on.
 WEBHOOKS_ALLOW_PRIVATE_URLS = env_bool("WEBHOOKS_ALLOW_PRIVATE_URLS", False)
+# A worker's claim on a delivery it is sending lasts this long; a delivery whose task never
+# claimed it (lost with a killed worker) is dispatched again by the beat after this long.
+WEBHOOK_CLAIM_LEASE_SECONDS = env_int("WEBHOOK_CLAIM_LEASE_SECONDS", 60, minimum=15)
+WEBHOOK_REDISPATCH_SECONDS = env_int("WEBHOOK_REDISPATCH_SECONDS", 300, minimum=10)
 # Test pings and redeliveries send at once; limited per account.
 THROTTLE_DEFAULTS["webhook_send"] = "30/min"
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["webhook_send"] = _rate("webhook_send", "30/min")
@@ -608,8 +657,36 @@ WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+# Uploaded files (product images, release files, employee documents): on this machine's disk
+# (MEDIA_STORAGE=filesystem, one machine) or in an S3-compatible store (MEDIA_STORAGE=s3,
+# django-storages) that every web process and worker shares. Files are private in the bucket;
+# their URLs are signed and expire (AWS_QUERYSTRING_EXPIRE), except under a custom domain.
+MEDIA_STORAGE = env_str("MEDIA_STORAGE", "filesystem").strip().lower()
+if MEDIA_STORAGE not in ("filesystem", "s3"):
+    raise ImproperlyConfigured(f"MEDIA_STORAGE must be 'filesystem' or 's3'; got {MEDIA_STORAGE!r}")
+if MEDIA_STORAGE == "s3":
+    _media_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env_str("AWS_STORAGE_BUCKET_NAME"),
+            "endpoint_url": env_str("AWS_S3_ENDPOINT_URL") or None,
+            "region_name": env_str("AWS_S3_REGION_NAME") or None,
+            "access_key": env_str("AWS_ACCESS_KEY_ID") or None,
+            "secret_key": env_str("AWS_SECRET_ACCESS_KEY") or None,
+            "custom_domain": env_str("AWS_S3_CUSTOM_DOMAIN") or None,
+            "location": env_str("AWS_LOCATION", "media"),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "querystring_expire": env_int("AWS_QUERYSTRING_EXPIRE", 3600, minimum=60),
+            "file_overwrite": False,
+        },
+    }
+    if not _media_storage["OPTIONS"]["bucket_name"]:
+        raise ImproperlyConfigured("MEDIA_STORAGE is 's3' but AWS_STORAGE_BUCKET_NAME is unset.")
+else:
+    _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _media_storage,
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG

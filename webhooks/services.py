@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
@@ -59,11 +60,11 @@ MIN_WAIT_AFTER_TIMEOUT_OR_429 = dt.timedelta(seconds=60)
 RETRY_AFTER_MAX = dt.timedelta(hours=24)
 DISABLE_AFTER_FAILING_FOR = dt.timedelta(days=5)
 # A worker holds a claimed attempt this long; a 10 s timeout leaves ample margin.
-CLAIM_LEASE = dt.timedelta(seconds=60)
+CLAIM_LEASE = dt.timedelta(seconds=settings.WEBHOOK_CLAIM_LEASE_SECONDS)
 # Waits up to this long are handed to the broker as a countdown; longer ones go through beat.
 COUNTDOWN_MAX = dt.timedelta(seconds=60)
 # A due delivery whose task has not claimed it this long after dispatch is dispatched again.
-REDISPATCH_AFTER = dt.timedelta(minutes=5)
+REDISPATCH_AFTER = dt.timedelta(seconds=settings.WEBHOOK_REDISPATCH_SECONDS)
 DISPATCH_BATCH = 500
 DELIVER_TASK = "webhooks.deliver"
 # A delivery task handles at most this many deliveries; a longer list is split, the rest going

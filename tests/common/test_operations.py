@@ -102,7 +102,8 @@ def test_a_missing_or_unsafe_request_id_is_replaced_by_a_new_one(sent):
     extra = {} if sent is None else {"HTTP_X_REQUEST_ID": sent}
     first = Client().get("/healthz", **extra)["X-Request-ID"]
     second = Client().get("/healthz", **extra)["X-Request-ID"]
-    assert len(first) == 32 and int(first, 16) >= 0
+    assert len(first) == 32
+    assert int(first, 16) >= 0
     assert first != second
 
 
@@ -146,7 +147,8 @@ def test_log_records_made_during_a_request_are_json_lines_with_its_id(rf):
     assert response["X-Request-ID"] == "req-7"
     assert during["request_id"] == "req-7"
     assert during["message"] == "handling it"
-    assert during["level"] == "INFO" and during["logger"] == "tests.operations"
+    assert during["level"] == "INFO"
+    assert during["logger"] == "tests.operations"
     assert "time" in during
     assert after["request_id"] == ""
 
@@ -256,7 +258,8 @@ def test_metrics_name_latency_by_route_answers_by_class_tasks_webhooks_and_queue
         'status="2xx"}' in body
     )
     assert 'route="<unmatched>",status="4xx"' in body  # raw paths never become labels
-    assert "no-such-route" not in body and "no-such-page" not in body
+    assert "no-such-route" not in body
+    assert "no-such-page" not in body
     assert 'emporion_task_runs_total{outcome="success",task="common.ping"}' in body
     assert 'emporion_webhook_deliveries_total{outcome="timeout"}' in body
     assert 'emporion_queue_depth{queue="outbox"}' in body
@@ -286,7 +289,8 @@ def test_events_sent_to_sentry_carry_no_personal_data():
         "user": {"id": 7, "email": "a@b.c", "ip_address": "1.2.3.4"},
     }
     scrubbed = observability.scrub_event(event)
-    assert "data" not in scrubbed["request"] and "cookies" not in scrubbed["request"]
+    assert "data" not in scrubbed["request"]
+    assert "cookies" not in scrubbed["request"]
     assert scrubbed["request"]["headers"]["Authorization"] == observability.SCRUBBED
     assert scrubbed["request"]["headers"]["User-Agent"] == "UA"
     assert scrubbed["request"]["query_string"] == observability.SCRUBBED
@@ -305,7 +309,7 @@ def test_sentry_starts_only_with_a_dsn_and_without_pii():
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "SENTRY_DSN": "http://public@127.0.0.1:9/1",
     }
-    out = subprocess.run(
+    out = subprocess.run(  # noqa: S603 - our own interpreter
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
     assert out.stdout.split() == ["True", "False", "scrub_event"], out.stderr[-2000:]

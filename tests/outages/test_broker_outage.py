@@ -9,6 +9,7 @@ process the way a worker does (the real-worker path is covered by the `redis` te
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.db import transaction
 from django.utils import timezone
@@ -31,23 +32,25 @@ REQUEST_BOUND = 2.5  # one publish attempt against a frozen broker: two 0.5 s ti
 
 
 def work_off() -> list[tuple[str, list, dict]]:
-    """Run every task waiting in the broker's queue, as a worker would; answers what ran."""
+    """Run every task waiting in the broker's queues (each kind's, in the settings' order), as
+    workers would; answers what ran."""
     ran = []
     with celery_app.connection_for_read() as connection:
-        queue = connection.SimpleQueue(celery_app.conf.task_default_queue)
-        try:
-            while True:
-                try:
-                    message = queue.get(block=False)
-                except queue.Empty:
-                    break
-                args, kwargs, _embed = message.decode()
-                name, task_id = message.headers["task"], message.headers["id"]
-                celery_app.tasks[name].apply(args=args, kwargs=kwargs, task_id=task_id)
-                message.ack()
-                ran.append((name, args, kwargs))
-        finally:
-            queue.close()
+        for name in settings.CELERY_QUEUE_NAMES:
+            queue = connection.SimpleQueue(name)
+            try:
+                while True:
+                    try:
+                        message = queue.get(block=False)
+                    except queue.Empty:
+                        break
+                    args, kwargs, _embed = message.decode()
+                    task, task_id = message.headers["task"], message.headers["id"]
+                    celery_app.tasks[task].apply(args=args, kwargs=kwargs, task_id=task_id)
+                    message.ack()
+                    ran.append((task, args, kwargs))
+            finally:
+                queue.close()
     return ran
 
 
