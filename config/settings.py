@@ -87,6 +87,9 @@ INSTALLED_APPS += [
     "erp.accounting",
     "erp.crm",
     "erp.hr",
+    # The theme namespace and the core debug namespace (issue 16).
+    "theme.storefront",
+    "debugtools",
     # Cross-origin access (issue 17): the middleware below answers preflights.
     "corsheaders",
 ]

@@ -40,6 +40,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path(f"{settings.REST_ROOT}/ec/v1/", include("store.urls")),
     path(f"{settings.REST_ROOT}/ec/v1/", include("erp.urls")),
+    path(f"{settings.REST_ROOT}/{settings.THEME_NS}/v1/", include("theme.urls")),
+    path(f"{settings.REST_ROOT}/{settings.CORE_NS}/v1/", include("debugtools.api.urls")),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.
     re_path(r"^api/", api_not_found),
