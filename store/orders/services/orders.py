@@ -287,17 +287,19 @@ def order_status_set(
     order.save(update_fields=fields)
     change = record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
     trail.record(note=note)
-    # Listeners (coupon uses) run before the stock is locked: the lock order stays
-    # order, coupons, products, levels.
+    # Every listener runs before the stock is locked, so the shared product rows are held
+    # only for the stock itself and the commit: the lock order stays order, coupons,
+    # products, levels. A refusal of the stock (409) rolls the listeners' writes back with
+    # the rest; their I/O waits for the commit.
+    order_status_changed.send(
+        sender=Order, order=order, old=old, new=status, source=source, actor=actor, change=change
+    )
     if holds_stock(status) and not holds_stock(old):
         order_reopened.send(sender=Order, order=order)
         take_stock(order, reason=MovementReason.ORDER_REOPENED, actor=actor)
     elif holds_stock(old) and not holds_stock(status):
         order_released.send(sender=Order, order=order)
         schedule_release(order)
-    order_status_changed.send(
-        sender=Order, order=order, old=old, new=status, source=source, actor=actor, change=change
-    )
     return order
 
 
