@@ -168,7 +168,7 @@ def pipeline(query: dict) -> list[dict]:
         rows.values("stage", "currency")
         .annotate(
             count=Count("id"),
-            value=Sum("value"),
+            total_value=Sum("value"),
             weighted=Sum(F("value") * F("probability"), output_field=DecimalField()),
         )
         .order_by("stage", "currency")
@@ -180,7 +180,7 @@ def pipeline(query: dict) -> list[dict]:
         entry["totals"].append(
             {
                 "currency": row["currency"],
-                "value": row["value"] or ZERO,
+                "value": row["total_value"] or ZERO,
                 "weighted_value": (Decimal(row["weighted"] or 0) / 100).quantize(ZERO),
             }
         )
