@@ -542,7 +542,7 @@ def activity_create(*, fields: dict, user=None) -> Activity:
 
 def _activity_for_update(activity_id: int) -> Activity:
     activity = (
-        Activity.objects.select_for_update()
+        Activity.objects.select_for_update(of=("self",))
         .select_related("contact", "lead")
         .filter(pk=activity_id)
         .first()

@@ -333,26 +333,26 @@ class LeadConvertResultSerializer(serializers.Serializer):
     customer_created = serializers.BooleanField()
 
 
-class PipelineQuerySerializer(serializers.Serializer):
+class CrmPipelineQuerySerializer(serializers.Serializer):
     owner_id = IdField(required=False, help_text="One salesperson's leads only.")
 
 
-class PipelineTotalSerializer(serializers.Serializer):
+class CrmPipelineTotalSerializer(serializers.Serializer):
     currency = serializers.CharField()
     value = serializers.CharField()
     weighted_value = serializers.CharField(help_text="Sum of value x probability / 100.")
 
 
-class PipelineStageSerializer(serializers.Serializer):
+class CrmPipelineStageSerializer(serializers.Serializer):
     stage = serializers.ChoiceField(choices=LeadStage.choices)
     label = serializers.CharField()
     closed = serializers.BooleanField()
     count = IntegerField()
-    totals = PipelineTotalSerializer(many=True, help_text="Per currency.")
+    totals = CrmPipelineTotalSerializer(many=True, help_text="Per currency.")
 
 
-class PipelineSerializer(serializers.Serializer):
-    stages = PipelineStageSerializer(many=True)
+class CrmPipelineSerializer(serializers.Serializer):
+    stages = CrmPipelineStageSerializer(many=True)
 
 
 def pipeline_data(stages: list[dict]) -> dict:
@@ -462,7 +462,7 @@ ActivityPageSerializer = _page_serializer(
 # --- Dashboard ----------------------------------------------------------------------------------
 
 
-class DashboardQuerySerializer(serializers.Serializer):
+class CrmDashboardQuerySerializer(serializers.Serializer):
     date_from = serializers.DateField(required=False, help_text="Default: the month's first day.")
     date_to = serializers.DateField(required=False, help_text="Default: today (UTC).")
 
@@ -476,24 +476,24 @@ class DashboardQuerySerializer(serializers.Serializer):
         return attrs
 
 
-class DashboardPeriodSerializer(serializers.Serializer):
+class CrmDashboardPeriodSerializer(serializers.Serializer):
     date_from = serializers.DateField()
     date_to = serializers.DateField()
 
 
-class DashboardContactsSerializer(serializers.Serializer):
+class CrmDashboardContactsSerializer(serializers.Serializer):
     total = IntegerField()
     customers = IntegerField(help_text="Linked to a store customer.")
 
 
-class DashboardLeadsSerializer(serializers.Serializer):
+class CrmDashboardLeadsSerializer(serializers.Serializer):
     open = IntegerField()
     won = IntegerField(help_text="Won in the period.")
     lost = IntegerField(help_text="Lost in the period.")
     created = IntegerField(help_text="Created in the period.")
 
 
-class DashboardPipelineSerializer(serializers.Serializer):
+class CrmDashboardPipelineSerializer(serializers.Serializer):
     currency = serializers.CharField()
     open_value = serializers.CharField()
     weighted_value = serializers.CharField()
@@ -501,19 +501,19 @@ class DashboardPipelineSerializer(serializers.Serializer):
     lost_value = serializers.CharField(help_text="Lost in the period.")
 
 
-class DashboardActivitiesSerializer(serializers.Serializer):
+class CrmDashboardActivitiesSerializer(serializers.Serializer):
     overdue = IntegerField()
     due_today = IntegerField(help_text="From now to the end of the UTC day.")
     upcoming = IntegerField(help_text="From now to 7 days ahead.")
     done_in_period = IntegerField()
 
 
-class DashboardSerializer(serializers.Serializer):
-    period = DashboardPeriodSerializer()
-    contacts = DashboardContactsSerializer()
-    leads = DashboardLeadsSerializer()
-    pipeline = DashboardPipelineSerializer(many=True, help_text="Per currency.")
-    activities = DashboardActivitiesSerializer()
+class CrmDashboardSerializer(serializers.Serializer):
+    period = CrmDashboardPeriodSerializer()
+    contacts = CrmDashboardContactsSerializer()
+    leads = CrmDashboardLeadsSerializer()
+    pipeline = CrmDashboardPipelineSerializer(many=True, help_text="Per currency.")
+    activities = CrmDashboardActivitiesSerializer()
 
 
 def dashboard_data(data: dict) -> dict:

@@ -177,14 +177,14 @@ class LeadDetailView(CrmResourceView):
 class LeadPipelineView(CrmView):
     @store_schema(
         summary="The sales pipeline",
-        parameters=[s.PipelineQuerySerializer],
-        responses={200: s.PipelineSerializer},
+        parameters=[s.CrmPipelineQuerySerializer],
+        responses={200: s.CrmPipelineSerializer},
         description="Every stage in order (new, qualified, proposition, negotiation, won, "
         "lost) with its lead count and, per currency, the summed value and the value "
         "weighted by probability. `owner_id`: one salesperson's.",
     )
     def get(self, request):
-        query = validate_query(s.PipelineQuerySerializer, request.query_params)
+        query = validate_query(s.CrmPipelineQuerySerializer, request.query_params)
         return Response(s.pipeline_data(selectors.pipeline(query)))
 
 
@@ -333,15 +333,15 @@ class ActivityDetailView(CrmResourceView):
 class CrmDashboardView(CrmView):
     @store_schema(
         summary="The CRM dashboard",
-        parameters=[s.DashboardQuerySerializer],
-        responses={200: s.DashboardSerializer},
+        parameters=[s.CrmDashboardQuerySerializer],
+        responses={200: s.CrmDashboardSerializer},
         description="Contacts (and how many are store customers); leads open, and won, lost "
         "and created in the period (`date_from`/`date_to`, UTC days; default this month); "
         "open pipeline value (also weighted by probability) and won/lost value per currency; "
         "activities overdue, due today, in the next 7 days and done in the period.",
     )
     def get(self, request):
-        query = validate_query(s.DashboardQuerySerializer, request.query_params)
+        query = validate_query(s.CrmDashboardQuerySerializer, request.query_params)
         today = timezone.now().date()
         date_from = query.get("date_from") or today.replace(day=1)
         date_to = query.get("date_to") or max(today, date_from)
