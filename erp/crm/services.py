@@ -11,11 +11,12 @@ Store customers are made through store.customers.services only.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from erp.crm import segments
@@ -62,6 +63,20 @@ def _email_clean(value: str, name: str, problems: dict) -> str:
         except DjangoValidationError:
             problems[name] = ["Not a valid e-mail address."]
     return text
+
+
+@contextmanager
+def _unique(error):
+    """Raise `error` when the block breaks a unique constraint (a concurrent write took the
+    value after the check), in a savepoint so the transaction goes on."""
+    try:
+        with transaction.atomic():
+            yield
+    except IntegrityError:
+        raise error from None
+
+
+TAKEN_CUSTOMER = {"customer_id": ["Another contact is linked to this customer."]}
 
 
 def _user(user_id, name: str, problems: dict):
@@ -138,7 +153,8 @@ def contact_create(*, fields: dict, user=None) -> Contact:
     values = _contact_values(fields, None)
     if "owner" not in values and user is not None and user.is_authenticated:
         values["owner"] = user
-    return Contact.objects.create(**values)
+    with _unique(invalid_params(TAKEN_CUSTOMER)):
+        return Contact.objects.create(**values)
 
 
 def _contact_for_update(contact_id: int) -> Contact:
@@ -153,7 +169,8 @@ def contact_update(*, contact_id: int, fields: dict) -> Contact:
     contact = _contact_for_update(contact_id)
     for name, value in _contact_values(fields, contact).items():
         setattr(contact, name, value)
-    contact.save()
+    with _unique(invalid_params(TAKEN_CUSTOMER)):
+        contact.save()
     return contact
 
 
@@ -189,8 +206,21 @@ def _from_customer(customer: Customer) -> dict:
     }
 
 
-@transaction.atomic
 def contacts_import_customers() -> dict:
+    """See _import_customers; an import that meets a concurrent one (both linking the same
+    customer) is refused whole (409 `import_conflict`): run it again."""
+    try:
+        return _import_customers()
+    except IntegrityError:
+        raise rule_broken(
+            "Another import or link of the same customers ran at the same time; run it again.",
+            code="import_conflict",
+            status=409,
+        ) from None
+
+
+@transaction.atomic
+def _import_customers() -> dict:
     """A contact for every store customer (anonymised ones left out), linked by the
     customer's id: a customer with a contact updates its name, e-mail, phone and company when
     they differ (else it is skipped); an unlinked contact with the customer's e-mail address
@@ -450,7 +480,13 @@ def lead_convert(*, lead_id: int, create_customer: bool = False, user=None) -> d
             )
         customer_created = not existed
         contact.customer = customer
-        contact.save(update_fields=["customer", "updated_at"])
+        taken = rule_broken(
+            f"Store customer {customer.email} belongs to another contact already.",
+            code="customer_has_contact",
+            status=409,
+        )
+        with _unique(taken):
+            contact.save(update_fields=["customer", "updated_at"])
     changed = []
     if lead.contact_id != contact.pk:
         lead.contact = contact
@@ -603,9 +639,15 @@ def segment_check(*, fields: dict, segment_id: int | None = None) -> None:
     _segment_values(fields, segment)
 
 
+def _name_taken() -> Exception:
+    return invalid_params({"name": ["A segment with this name exists."]})
+
+
 @transaction.atomic
 def segment_create(*, fields: dict) -> Segment:
-    return Segment.objects.create(**_segment_values(fields, None))
+    values = _segment_values(fields, None)
+    with _unique(_name_taken()):
+        return Segment.objects.create(**values)
 
 
 def _segment_for_update(segment_id: int) -> Segment:
@@ -621,7 +663,8 @@ def segment_update(*, segment_id: int, fields: dict) -> Segment:
     segment = _segment_for_update(segment_id)
     for name, value in _segment_values(fields, segment).items():
         setattr(segment, name, value)
-    segment.save()
+    with _unique(_name_taken()):
+        segment.save()
     return segment
 
 

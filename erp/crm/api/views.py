@@ -103,6 +103,7 @@ class ContactImportCustomersView(CrmView):
         summary="Import store customers as contacts",
         request=None,
         responses={200: s.ContactImportSerializer},
+        errors={409: "A concurrent import linked the same customers (`import_conflict`)."},
         description="A contact for every store customer (anonymised ones left out), linked "
         "by the customer's id. A linked contact takes the customer's name, e-mail, phone and "
         "company when they differ (`updated`), else it is `skipped`; an unlinked contact with "

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.db import IntegrityError
 
+from erp.crm import services
 from erp.crm.models import Activity, Contact
 from store.customers.models import Customer
 from tests.accounts.factories import UserFactory
@@ -207,3 +209,29 @@ def test_403_erp_not_active_without_the_erp(store_client, seller):
     error(client.post(f"{BASE}/contacts", {"name": "X"}, format="json"), 403, "erp_not_active")
     error(client.post(f"{BASE}/contacts/import-customers"), 403, "erp_not_active")
     assert not Contact.objects.exists()
+
+
+def test_a_concurrent_import_is_refused_whole_not_a_500(seller_client, monkeypatch):
+    make_customer("ada@example.com")
+    make_customer("bob@example.com")
+
+    def racing(rows, *args, **kwargs):  # another import linked the customer meanwhile
+        raise IntegrityError("UNIQUE constraint failed: erp_crm_contact.customer_id")
+
+    monkeypatch.setattr(Contact.objects, "bulk_create", racing)
+    error(seller_client.post(f"{BASE}/contacts/import-customers"), 409, "import_conflict")
+    assert not Contact.objects.exists()
+
+
+def test_a_customer_linked_meanwhile_is_a_400_not_a_500(seller_client, monkeypatch):
+    customer = make_customer()
+    contact = make_contact(name="First")
+    Contact.objects.filter(pk=contact.pk).update(customer=customer)  # after the check
+    monkeypatch.setattr(
+        services,
+        "_contact_values",
+        lambda fields, contact: {"name": "Second", "customer": customer},
+    )
+    body = error(seller_client.post(f"{BASE}/contacts", {"name": "Second"}, format="json"), 400)
+    assert "customer_id" in body["data"]["params"]
+    assert Contact.objects.count() == 1
