@@ -362,21 +362,50 @@ def segment_members(segment: Segment, query: dict) -> Page:
 # --- RFM ----------------------------------------------------------------------------------------
 
 
+#: The quintile thresholds of a percent rank: a score is 1 plus the thresholds reached.
+QUINTILES = (0.2, 0.4, 0.6, 0.8)
+#: The RFM grid: label -> ((lowest, highest) recency score, (lowest, highest) frequency
+#: score). The cells partition the 5 x 5 grid (every pair of scores has one label).
+RFM_GRID = {
+    RfmLabel.CHAMPIONS: ((4, 5), (4, 5)),
+    RfmLabel.LOYAL: ((3, 3), (4, 5)),
+    RfmLabel.CANT_LOSE: ((1, 2), (4, 5)),
+    RfmLabel.POTENTIAL_LOYALISTS: ((4, 5), (2, 3)),
+    RfmLabel.NEW: ((5, 5), (1, 1)),
+    RfmLabel.PROMISING: ((4, 4), (1, 1)),
+    RfmLabel.NEED_ATTENTION: ((3, 3), (1, 3)),
+    RfmLabel.AT_RISK: ((2, 2), (2, 3)),
+    RfmLabel.HIBERNATING: ((2, 2), (1, 1)),
+    RfmLabel.LOST: ((1, 1), (1, 3)),
+}
+
+
+def rfm_score(rank: float) -> int:
+    """1-5 from a percent rank (0..1): ties share the lower score."""
+    return 1 + sum(rank >= threshold for threshold in QUINTILES)
+
+
 def rfm_label(recency: int, frequency: int) -> str:
-    """The segment of a customer's recency and frequency scores (the usual RFM grid)."""
-    if frequency >= 4:
-        if recency >= 4:
-            return RfmLabel.CHAMPIONS
-        return RfmLabel.LOYAL if recency == 3 else RfmLabel.CANT_LOSE
-    if recency >= 4:
-        if frequency >= 2:
-            return RfmLabel.POTENTIAL_LOYALISTS
-        return RfmLabel.NEW if recency == 5 else RfmLabel.PROMISING
-    if recency == 3:
-        return RfmLabel.NEED_ATTENTION
-    if recency == 2:
-        return RfmLabel.AT_RISK if frequency >= 2 else RfmLabel.HIBERNATING
-    return RfmLabel.LOST
+    """The label of a customer's recency and frequency scores (the usual RFM grid)."""
+    for label, ((r_low, r_high), (f_low, f_high)) in RFM_GRID.items():
+        if r_low <= recency <= r_high and f_low <= frequency <= f_high:
+            return label
+    raise ValueError(f"Scores out of range: {recency}, {frequency}")
+
+
+def _score_between(column: str, low: int, high: int) -> Q:
+    """The rows whose score of `column` (a percent rank) is from `low` to `high`."""
+    q = Q()
+    if low > 1:
+        q &= Q(**{f"{column}__gte": QUINTILES[low - 2]})
+    if high < 5:
+        q &= Q(**{f"{column}__lt": QUINTILES[high - 1]})
+    return q
+
+
+def _label_q(label: str) -> Q:
+    (r_low, r_high), (f_low, f_high) = RFM_GRID[label]
+    return _score_between("r_rank", r_low, r_high) & _score_between("f_rank", f_low, f_high)
 
 
 def rfm_rows(*, currency: str):
@@ -406,6 +435,8 @@ def rfm_page(query: dict, *, currency: str) -> Page:
     """A page of customers' RFM figures and scores (one COUNT, one windowed aggregate query
     and one query for the page's customers)."""
     rows = rfm_rows(currency=currency)
+    if query.get("segment"):
+        rows = rows.filter(_label_q(query["segment"]))
     order = query.get("ordering") or "-monetary"
     column = {"recency": "last_order_at"}.get(order.lstrip("-"), order.lstrip("-"))
     # recency ascending: the most recent first (fewest days since the last order)
@@ -416,8 +447,8 @@ def rfm_page(query: dict, *, currency: str) -> Page:
     now = timezone.now()
     items = []
     for row in page.items:
-        scores = {key: _score(row[f"{key[0]}_rank"]) for key in ("recency", "frequency")}
-        scores["monetary"] = _score(row["m_rank"])
+        scores = {key: rfm_score(row[f"{key[0]}_rank"]) for key in ("recency", "frequency")}
+        scores["monetary"] = rfm_score(row["m_rank"])
         items.append(
             {
                 "customer": customers.get(row["customer_id"]),
@@ -433,8 +464,3 @@ def rfm_page(query: dict, *, currency: str) -> Page:
         )
     page.items = items
     return page
-
-
-def _score(rank: float) -> int:
-    """1-5 from a percent rank (0..1): quintiles where ties share the lower score."""
-    return min(5, int(rank * 5) + 1)

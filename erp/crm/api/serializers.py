@@ -638,6 +638,9 @@ def member_data(row) -> dict:
 
 class RfmQuerySerializer(ListQuery):
     currency = _currency(help_text="Orders in this currency (default: the store's).")
+    segment = serializers.ChoiceField(
+        choices=RfmLabel.choices, required=False, help_text="Only the customers of this label."
+    )
     ordering = serializers.ChoiceField(
         choices=RFM_ORDERINGS,
         required=False,

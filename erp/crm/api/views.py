@@ -424,7 +424,7 @@ class CrmRfmView(CrmView):
         "their sum (SQL aggregates), scored 1-5 by quintile of their percent rank among "
         "those customers (ties share the lower score), with a segment: champions, loyal, "
         "potential_loyalists, new, promising, need_attention, at_risk, cant_lose, "
-        "hibernating, lost.",
+        "hibernating, lost (`segment` keeps one label, filtered in SQL).",
     )
     def get(self, request):
         query = validate_query(s.RfmQuerySerializer, request.query_params)

@@ -256,3 +256,37 @@ def test_rules_refuse_nul_and_lone_surrogates_below_the_parser():
             "contacts", {"conditions": [{"field": "name", "op": "eq", "value": text}]}
         )
         assert list(problems) == ["rules.conditions.0.value"]
+
+
+def test_rfm_filters_by_segment_label_in_sql(seller_client):
+    # ten customers: customer i ordered i + 1 times, the last one i * 20 days ago
+    for index in range(10):
+        customer = make_customer(f"r{index}@example.com")
+        for _ in range(index + 1):
+            paid_order(customer, "10.00", days_ago=(9 - index) * 20)
+    everyone = seller_client.get(f"{BASE}/crm/rfm", {"per_page": 100}).json()["customers"]
+    labels = {row["customer"]["email"]: row["segment"] for row in everyone}
+    assert labels["r9@example.com"] == "champions"
+    assert labels["r0@example.com"] == "lost"
+    for label in set(labels.values()):
+        page = seller_client.get(f"{BASE}/crm/rfm", {"segment": label, "per_page": 100}).json()
+        assert {row["customer"]["email"] for row in page["customers"]} == {
+            email for email, each in labels.items() if each == label
+        }, label
+        assert page["total"] == len(page["customers"])
+    error(seller_client.get(f"{BASE}/crm/rfm", {"segment": "vip"}), 400, "invalid_param")
+
+
+def test_the_rfm_grid_labels_every_pair_of_scores_once():
+    from erp.crm.selectors import RFM_GRID, rfm_label
+
+    cells = [(r, f) for r in range(1, 6) for f in range(1, 6)]
+    covered = [
+        (r, f)
+        for (r_low, r_high), (f_low, f_high) in RFM_GRID.values()
+        for r in range(r_low, r_high + 1)
+        for f in range(f_low, f_high + 1)
+    ]
+    assert sorted(covered) == cells
+    assert rfm_label(5, 1) == "new"
+    assert rfm_label(2, 5) == "cant_lose"
