@@ -290,3 +290,34 @@ def test_the_rfm_grid_labels_every_pair_of_scores_once():
     assert sorted(covered) == cells
     assert rfm_label(5, 1) == "new"
     assert rfm_label(2, 5) == "cant_lose"
+
+
+def test_customer_members_in_a_bounded_number_of_queries(
+    seller_client, django_assert_max_num_queries
+):
+    for index in range(25):
+        customer = make_customer(f"m{index:02}@example.com", first_name=f"M{index:02}")
+        paid_order(customer, "12.00", days_ago=index)
+    segment = create(
+        seller_client,
+        name="Buyers",
+        target="customers",
+        rules=rules(("order_count", "gte", 1), ("email", "startswith", "m")),
+    ).json()
+    with django_assert_max_num_queries(8):
+        body = seller_client.get(
+            f"{BASE}/crm/segments/{segment['id']}/members", {"per_page": 100}
+        ).json()
+    assert body["total"] == 25
+    assert body["members"][0] == {
+        "type": "customer",
+        "id": body["members"][0]["id"],
+        "name": "M00",
+        "email": "m00@example.com",
+        "company": "",
+        "phone": "",
+        "customer_id": body["members"][0]["id"],
+        "order_count": 1,
+        "total_spent": "12.00",
+        "last_order_at": body["members"][0]["last_order_at"],
+    }
