@@ -18,7 +18,7 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Coalesce, PercentRank
+from django.db.models.functions import Coalesce, PercentRank, Replace
 from django.utils import timezone
 
 from erp.crm import segments
@@ -54,17 +54,34 @@ def _contacts():
     )
 
 
+def _phone_digits():
+    """The phone without the separators a number is typed with (spaces, dashes, dots, slashes,
+    brackets), so "2079460958" finds "+44 20 7946 0958"."""
+    expression = F("phone")
+    for separator in (" ", "-", ".", "/", "(", ")"):
+        expression = Replace(expression, Value(separator), Value(""))
+    return expression
+
+
 def contact_page(query: dict) -> Page:
-    """`search` (each word in the name, e-mail, company or phone), `country`, `owner_id`,
+    """`search` (each word in the name, e-mail, company or phone, a number also in the phone's
+    digits), `country`, `owner_id`,
     `company`, `is_customer`; ordered by `ordering`."""
     rows = Contact.objects.all()
-    for word in _words(query.get("search") or ""):
-        rows = rows.filter(
+    words = _words(query.get("search") or "")
+    if words:
+        rows = rows.annotate(phone_digits=_phone_digits())
+    for word in words:
+        matched = (
             Q(name__icontains=word)
             | Q(email__icontains=word)
             | Q(company__icontains=word)
             | Q(phone__icontains=word)
         )
+        digits = "".join(ch for ch in word if ch.isdigit())
+        if len(digits) >= 3 and len(digits) >= len(word) - 1:  # a number, maybe with a +
+            matched |= Q(phone_digits__contains=digits)
+        rows = rows.filter(matched)
     if query.get("country"):
         rows = rows.filter(country=query["country"])
     if query.get("owner_id"):
@@ -454,7 +471,7 @@ def rfm_page(query: dict, *, currency: str) -> Page:
                 "customer": customers.get(row["customer_id"]),
                 "customer_id": row["customer_id"],
                 "last_order_at": row["last_order_at"],
-                "days_since_last_order": (now - row["last_order_at"]).days,
+                "days_since_last_order": max(0, (now - row["last_order_at"]).days),
                 "frequency": row["frequency"],
                 "monetary": row["monetary"],
                 "currency": currency,

@@ -53,7 +53,8 @@ class ContactListView(CrmView):
         responses={200: s.ContactPageSerializer},
         description="`{contacts, total, page, per_page, total_pages}`, by name unless "
         "`ordering` says otherwise. `search`: each word in the name, e-mail, company or "
-        "phone; filters `country`, `owner_id`, `company`, `is_customer`.",
+        "phone (a number also in the phone's digits: 2079460958 finds +44 20 7946 0958); "
+        "filters `country`, `owner_id`, `company`, `is_customer`.",
     )
     def get(self, request):
         query = validate_query(s.ContactListQuerySerializer, request.query_params)

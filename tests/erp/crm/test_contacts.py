@@ -105,6 +105,8 @@ def test_search_filters_ordering_and_pages(seller_client, django_assert_max_num_
 
     assert names(search="ada") == ["Ada Lovelace"]
     assert names(search="555 010") == ["Grace Hopper"]
+    assert names(search="5550109999") == ["Grace Hopper"]
+    assert names(search="+15550109") == ["Grace Hopper"]
     assert names(search="bletch") == ["Alan Turing"]
     assert names(search="example.com") == ["Ada Lovelace"]
     assert names(country="gb") == ["Ada Lovelace"]
