@@ -30,6 +30,7 @@ from store.common.errors import invalid_params, not_found, rule_broken
 from store.customers import services as customer_services
 from store.customers.models import Customer
 from store.settings import selectors as store_settings
+from store.settings.sections import CURRENCY_CODES
 
 PHONE_SHAPE = re.compile(r"^\+?[0-9][0-9 ()./-]*$")
 IMPORT_BATCH = 500
@@ -121,7 +122,9 @@ def _contact_values(fields: dict, contact: Contact | None) -> dict:
         except ValueError as exc:
             problems["phone"] = [str(exc)]
     if values.get("country"):
-        values["country"] = values["country"].upper()
+        values["country"] = values["country"].strip().upper()
+        if values["country"] not in segments.COUNTRY_CODES:
+            problems["country"] = ["An ISO 3166-1 alpha-2 country code, e.g. GR."]
     if "owner_id" in fields:
         values["owner"] = _user(fields["owner_id"], "owner_id", problems)
     if "customer_id" in fields:
@@ -301,7 +304,9 @@ def _lead_values(fields: dict, lead: Lead | None) -> dict:
         except ValueError as exc:
             problems["phone"] = [str(exc)]
     if values.get("currency"):
-        values["currency"] = values["currency"].upper()
+        values["currency"] = values["currency"].strip().upper()
+        if values["currency"] not in CURRENCY_CODES:
+            problems["currency"] = ["An ISO 4217 currency code, e.g. EUR."]
     elif "currency" in values or lead is None:
         values["currency"] = lead.currency if lead else store_currency()
     if "contact_id" in fields:

@@ -116,3 +116,22 @@ def test_activities_and_segments_go_through_the_services(staff):
     good = {**bad, "rules": '{"conditions": [{"field": "city", "op": "eq", "value": "Rome"}]}'}
     assert staff.post(segment_add, good).status_code == 302
     assert Segment.objects.get().rules["match"] == "all"
+
+
+def test_the_forms_check_countries_and_currencies_as_the_api(staff):
+    response = staff.post(reverse("admin:erp_crm_contact_add"), {"name": "Ada", "country": "zz"})
+    assert "country" in response.context["adminform"].form.errors
+    response = staff.post(
+        reverse("admin:erp_crm_lead_add"),
+        {
+            "title": "T",
+            "value": "1.00",
+            "currency": "ZZZ",
+            "probability": 10,
+            "stage_changes-TOTAL_FORMS": 0,
+            "stage_changes-INITIAL_FORMS": 0,
+        },
+    )
+    assert "currency" in response.context["adminform"].form.errors
+    assert not Contact.objects.exists()
+    assert not Lead.objects.exists()
