@@ -272,6 +272,36 @@ def _import_customers() -> dict:
         counts["updated"] += len(changed)
 
 
+ERASED_NAME = "Erased customer"
+ERASED_CONTACT_FIELDS = ("email", "phone", "company", "job_title", "website", "city", "country")
+ERASED_LEAD_FIELDS = ("contact_name", "email", "phone", "company")
+
+
+def customer_erasure_requested(*, customer_id: int) -> None:
+    """The store is erasing customer `customer_id` (deleting or anonymising it): after the
+    commit, erase the personal data of its contacts (found now, while the link exists)."""
+    contact_ids = list(Contact.objects.filter(customer_id=customer_id).values_list("pk", flat=True))
+    if contact_ids:
+        transaction.on_commit(lambda: contacts_erase(contact_ids=contact_ids))
+
+
+@transaction.atomic
+def contacts_erase(*, contact_ids: list[int]) -> int:
+    """Erase the personal data of these contacts and of their leads' copies: the name becomes
+    "Erased customer", the e-mail, phone, company, job title, website, city, country and notes
+    empty, the customer link gone; the leads' person, e-mail, phone and company empty. Their
+    leads and activities stay (the business history). Idempotent; answers the contacts
+    changed."""
+    blank = dict.fromkeys(ERASED_CONTACT_FIELDS, "")
+    changed = Contact.objects.filter(pk__in=contact_ids).update(
+        name=ERASED_NAME, notes="", customer=None, updated_at=timezone.now(), **blank
+    )
+    Lead.objects.filter(contact_id__in=contact_ids).update(
+        updated_at=timezone.now(), **dict.fromkeys(ERASED_LEAD_FIELDS, "")
+    )
+    return changed
+
+
 # --- Leads --------------------------------------------------------------------------------------
 
 LEAD_FIELDS = (
