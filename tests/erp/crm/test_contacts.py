@@ -237,3 +237,20 @@ def test_a_customer_linked_meanwhile_is_a_400_not_a_500(seller_client, monkeypat
     body = error(seller_client.post(f"{BASE}/contacts", {"name": "Second"}, format="json"), 400)
     assert "customer_id" in body["data"]["params"]
     assert Contact.objects.count() == 1
+
+
+def test_linking_and_unlinking_a_customer(seller_client):
+    contact = make_contact()
+    customer = make_customer()
+    url = f"{BASE}/contacts/{contact.pk}"
+    linked = seller_client.patch(url, {"customer_id": customer.pk}, format="json").json()
+    assert linked["customer"] == {"id": customer.pk, "email": customer.email}
+    assert seller_client.get(f"{BASE}/contacts", {"is_customer": "true"}).json()["total"] == 1
+    unlinked = seller_client.patch(url, {"customer_id": None}, format="json").json()
+    assert unlinked["customer"] is None
+    error(
+        seller_client.patch(f"{BASE}/contacts/99999", {"name": "X"}, format="json"),
+        404,
+        "contact_not_found",
+    )
+    error(seller_client.delete(f"{BASE}/contacts/99999"), 404, "contact_not_found")

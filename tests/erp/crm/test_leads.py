@@ -319,3 +319,19 @@ def test_leads_need_the_crm_capability(store_client, erp_on):
         )
     lead.refresh_from_db()
     assert (lead.stage, Lead.objects.count()) == ("new", 1)
+
+
+def test_unknown_leads_answer_404(seller_client):
+    for method, path in (
+        ("get", "/leads/99999"),
+        ("patch", "/leads/99999"),
+        ("delete", "/leads/99999"),
+        ("post", "/leads/99999/convert"),
+        ("post", "/leads/99999/move-stage"),
+    ):
+        body = {"stage": "won"} if path.endswith("move-stage") else {}
+        error(
+            getattr(seller_client, method)(f"{BASE}{path}", body, format="json"),
+            404,
+            "lead_not_found",
+        )
