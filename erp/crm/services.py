@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -22,6 +23,7 @@ from django.utils import timezone
 from erp.crm import segments
 from erp.crm.choices import (
     CLOSED_STAGES,
+    OPEN_STAGES,
     STAGE_PROBABILITY,
     LeadStage,
 )
@@ -34,6 +36,7 @@ from store.settings.sections import CURRENCY_CODES
 
 PHONE_SHAPE = re.compile(r"^\+?[0-9][0-9 ()./-]*$")
 IMPORT_BATCH = 500
+MAX_VALUE = Decimal(10) ** 10
 
 
 def store_currency() -> str:
@@ -333,6 +336,12 @@ def _lead_values(fields: dict, lead: Lead | None) -> dict:
             values["phone"] = phone_clean(values["phone"])
         except ValueError as exc:
             problems["phone"] = [str(exc)]
+    if "value" in values and not (values["value"] is not None and 0 <= values["value"] < MAX_VALUE):
+        problems["value"] = ["An amount from 0 below 10^10, two places."]
+    if "probability" in values and not (
+        isinstance(values["probability"], int) and 0 <= values["probability"] <= 100
+    ):
+        problems["probability"] = ["A whole percentage from 0 to 100."]
     if values.get("currency"):
         values["currency"] = values["currency"].strip().upper()
         if values["currency"] not in CURRENCY_CODES:
@@ -377,6 +386,8 @@ def lead_create(*, fields: dict, user=None) -> Lead:
     stage's unless given; its owner the creator unless given."""
     values = _lead_values(fields, None)
     stage = fields.get("stage") or LeadStage.NEW
+    if stage not in LeadStage.values:
+        raise invalid_params({"stage": [f"One of {', '.join(OPEN_STAGES)}."]})
     if stage in CLOSED_STAGES:
         raise invalid_params(
             {"stage": ["A lead starts in an open stage; win or lose it with move-stage."]}

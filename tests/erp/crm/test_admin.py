@@ -135,3 +135,20 @@ def test_the_forms_check_countries_and_currencies_as_the_api(staff):
     assert "currency" in response.context["adminform"].form.errors
     assert not Contact.objects.exists()
     assert not Lead.objects.exists()
+
+
+def test_the_lead_form_refuses_a_negative_value(staff):
+    response = staff.post(
+        reverse("admin:erp_crm_lead_add"),
+        {
+            "title": "T",
+            "value": "-1.00",
+            "currency": "EUR",
+            "probability": 10,
+            "stage_changes-TOTAL_FORMS": 0,
+            "stage_changes-INITIAL_FORMS": 0,
+        },
+    )
+    assert response.status_code == 200
+    assert "value" in response.context["adminform"].form.errors
+    assert not Lead.objects.exists()
