@@ -25,7 +25,9 @@ from erp.crm.choices import (
     CLOSED_STAGES,
     OPEN_STAGES,
     STAGE_PROBABILITY,
+    ActivityKind,
     LeadStage,
+    SegmentTarget,
 )
 from erp.crm.models import Activity, Contact, Lead, LeadStageChange, Segment
 from store.common.errors import invalid_params, not_found, rule_broken
@@ -566,6 +568,8 @@ def _activity_values(fields: dict, activity: Activity | None) -> dict:
         for name in ("kind", "due_at"):
             if not values.get(name):
                 problems[name] = ["This field is required."]
+    if values.get("kind") and values["kind"] not in ActivityKind.values:
+        problems["kind"] = [f"One of {', '.join(ActivityKind.values)}."]
     if "contact_id" in fields:
         contact = None
         if fields["contact_id"] is not None:
@@ -668,6 +672,9 @@ def _segment_values(fields: dict, segment: Segment | None) -> dict:
     target = values.get("target") or (segment.target if segment else "")
     if not target:
         problems["target"] = ["This field is required."]
+    elif target not in SegmentTarget.values:
+        problems["target"] = [f"One of {', '.join(SegmentTarget.values)}."]
+        target = ""
     if "rules" in fields or segment is None or "target" in values:
         rules = fields.get("rules", segment.rules if segment else None)
         if rules is None:

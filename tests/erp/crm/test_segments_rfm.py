@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from erp.crm import services
 from erp.crm.models import Segment
+from erp.crm.segments import rules_clean
+from erp.crm.selectors import RFM_GRID, rfm_label
+from store.common.errors import ServiceError
 from tests.accounts.factories import UserFactory
 from tests.erp.crm.conftest import BASE, make_contact, make_customer, paid_order
 from tests.store.conftest import error, grant
@@ -249,8 +253,6 @@ def test_segments_and_rfm_need_the_crm_capability(store_client, erp_on):
 
 
 def test_rules_refuse_nul_and_lone_surrogates_below_the_parser():
-    from erp.crm.segments import rules_clean
-
     for text in ("a\x00b", "a\ud800b"):
         _cleaned, problems = rules_clean(
             "contacts", {"conditions": [{"field": "name", "op": "eq", "value": text}]}
@@ -278,8 +280,6 @@ def test_rfm_filters_by_segment_label_in_sql(seller_client):
 
 
 def test_the_rfm_grid_labels_every_pair_of_scores_once():
-    from erp.crm.selectors import RFM_GRID, rfm_label
-
     cells = [(r, f) for r in range(1, 6) for f in range(1, 6)]
     covered = [
         (r, f)
@@ -321,3 +321,25 @@ def test_customer_members_in_a_bounded_number_of_queries(
         "total_spent": "12.00",
         "last_order_at": body["members"][0]["last_order_at"],
     }
+
+
+def test_the_services_check_what_the_serializers_check():
+    with pytest.raises(ServiceError) as refused:
+        services.segment_create(
+            fields={"name": "S", "target": "orders", "rules": rules(("name", "eq", "x"))}
+        )
+    assert "target" in refused.value.errors
+    contact = make_contact()
+    with pytest.raises(ServiceError) as refused:
+        services.activity_create(
+            fields={
+                "kind": "fax",
+                "subject": "S",
+                "due_at": "2026-01-01T00:00:00Z",
+                "contact_id": contact.pk,
+            }
+        )
+    assert "kind" in refused.value.errors
+    with pytest.raises(ServiceError) as refused:
+        services.lead_create(fields={"title": "T", "stage": "bogus"})
+    assert "stage" in refused.value.errors
