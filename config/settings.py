@@ -806,3 +806,14 @@ init_sentry(
     environment=env_str("SENTRY_ENVIRONMENT"),
     release=env_str("SENTRY_RELEASE"),
 )
+
+# ERP CRM (issue 15): lead stages and sources, activity kinds, segment targets, RFM labels.
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "CrmLeadStageEnum": "erp.crm.choices.LeadStage",
+        "CrmLeadSourceEnum": "erp.crm.choices.LeadSource",
+        "CrmActivityKindEnum": "erp.crm.choices.ActivityKind",
+        "CrmSegmentTargetEnum": "erp.crm.choices.SegmentTarget",
+        "CrmRfmSegmentEnum": "erp.crm.choices.RfmLabel",
+    }
+)

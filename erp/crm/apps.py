@@ -7,3 +7,8 @@ class ErpCrmConfig(AppConfig):
     name = "erp.crm"
     label = "erp_crm"
     verbose_name = "ERP: CRM"
+
+    def ready(self) -> None:
+        from erp.crm import listeners
+
+        listeners.connect()

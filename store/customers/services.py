@@ -20,6 +20,7 @@ from store.common.addresses import REQUIRED_ADDRESS, Address, address_clean
 from store.common.errors import invalid_params, not_found
 from store.common.problems import Problems
 from store.customers.models import AddressType, Customer, CustomerAddress
+from store.customers.signals import customer_erased
 
 FIELDS = ("first_name", "last_name", "company", "phone", "note")
 #: Saved addresses per customer, all types together.
@@ -222,9 +223,11 @@ def customer_delete(*, customer_id: int) -> str:
     if customer is None:
         raise not_found("customer", customer_id)
     if not customer.orders.exists():
+        customer_erased.send(sender=Customer, customer_id=customer.pk)
         customer.delete()
         return "deleted"
     if customer.anonymised_at is None:
+        customer_erased.send(sender=Customer, customer_id=customer.pk)
         customer.addresses.all().delete()
         customer.email = anonymised_email(customer.pk)
         for name in FIELDS:

@@ -197,6 +197,26 @@ PURCHASING_PATHS = {
     "/goods-received/{note_id}",
 }
 
+CRM_PATHS = {
+    "/contacts",
+    "/contacts/import-customers",
+    "/contacts/{contact_id}",
+    "/leads",
+    "/leads/pipeline",
+    "/leads/{lead_id}",
+    "/leads/{lead_id}/move-stage",
+    "/leads/{lead_id}/convert",
+    "/activities",
+    "/activities/upcoming",
+    "/activities/overdue",
+    "/activities/{activity_id}",
+    "/crm/dashboard",
+    "/crm/segments",
+    "/crm/segments/{segment_id}",
+    "/crm/segments/{segment_id}/members",
+    "/crm/rfm",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -313,6 +333,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | ERP_INVENTORY_PATHS
         | INVOICING_PATHS
         | PURCHASING_PATHS
+        | CRM_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])
