@@ -88,6 +88,8 @@ INSTALLED_APPS += [
     "erp.hr",
     # Cross-origin access (issue 17): the middleware below answers preflights.
     "corsheaders",
+    # Store webhooks (issue 17, point 4): the routes bridging the store and the webhooks app.
+    "integrations.store_webhooks",
 ]
 
 MIDDLEWARE = [

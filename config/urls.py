@@ -40,6 +40,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path(f"{settings.REST_ROOT}/ec/v1/", include("store.urls")),
     path(f"{settings.REST_ROOT}/ec/v1/", include("erp.urls")),
+    # Store webhooks (issue 17): the store's view kernel over the webhooks app.
+    path(f"{settings.REST_ROOT}/ec/v1/", include("integrations.store_webhooks.api.urls")),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.
     re_path(r"^api/", api_not_found),
