@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from common import events
 from store.catalog.models import Product
+from store.common.money import money_str
 
 PRODUCT_CREATED = "product.created"
 PRODUCT_UPDATED = "product.updated"
@@ -23,9 +24,9 @@ def product_data(product: Product) -> dict:
         "slug": product.slug,
         "type": product.type,
         "status": product.status,
-        "price": product.price,
-        "regular_price": product.regular_price,
-        "sale_price": product.sale_price,
+        "price": money_str(product.price),
+        "regular_price": money_str(product.regular_price),
+        "sale_price": money_str(product.sale_price),
         "stock_quantity": product.stock_quantity,
         "stock_status": product.stock_status,
         "created_at": product.created_at,

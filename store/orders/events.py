@@ -9,6 +9,7 @@ statuses, the amounts (decimal strings) and times. The customer is named by id.
 from __future__ import annotations
 
 from common import events
+from store.common.money import money_str
 from store.orders.models import Order
 
 ORDER_CREATED = "order.created"
@@ -36,7 +37,7 @@ def order_data(order: Order) -> dict:
         "payment_status": order.payment_status,
         "fulfillment_status": order.fulfillment_status,
         "currency": order.currency,
-        **{name: getattr(order, name) for name in AMOUNTS},
+        **{name: money_str(getattr(order, name)) for name in AMOUNTS},
         "item_count": order.item_count,
         "customer_id": order.customer_id,
         "source": order.source,
@@ -62,8 +63,8 @@ def order_refunded(order: Order, *, amount, refunds: list[dict], restocked: bool
     events.publish_store(
         ORDER_REFUNDED,
         {
-            "amount": amount,
-            "refunds": refunds,
+            "amount": money_str(amount),
+            "refunds": [{**refund, "amount": money_str(refund["amount"])} for refund in refunds],
             "restocked": restocked,
             "order": order_data(order),
         },
