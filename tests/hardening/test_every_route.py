@@ -67,6 +67,7 @@ def test_the_sweep_covers_the_new_groups():
         "stock/transfer",
         "purchase-orders",
         "erp/activate",
+        "webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver",
     ):
         assert any(group in route for route in routes), group
 

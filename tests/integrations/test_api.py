@@ -395,3 +395,38 @@ def test_the_lists_take_a_bounded_number_of_queries(hooks_client, django_assert_
         deliveries = hooks_client.get(f"{HOOKS}/{webhooks[0].pk}/deliveries", {"per_page": 100})
     assert len(deliveries.json()["deliveries"]) == 30
     assert all(len(d["log"]) == 3 for d in deliveries.json()["deliveries"])
+
+
+@pytest.mark.parametrize("creator_left", [False, True])
+def test_a_410_disables_a_store_webhook_and_tells_its_creator(
+    hooks_client, integrator, receiver, allow_private, mailoutbox, creator_left, on_commit
+):
+    webhook_id = create(hooks_client, url=receiver.url).json()["id"]
+    webhook = Webhook.objects.get(pk=webhook_id)
+    receiver.secret = webhook.secret
+    receiver.replies = [Reply(410)]
+    if creator_left:
+        integrator.delete()
+        hooks_client = _manage_options_client()
+    with on_commit():
+        body = hooks_client.post(f"{HOOKS}/{webhook_id}/test").json()
+    assert (body["success"], body["status_code"]) == (False, 410)
+    read = hooks_client.get(f"{HOOKS}/{webhook_id}").json()
+    assert read["is_active"] is False
+    assert "410" in read["disabled_reason"]
+    recipients = [message.to for message in mailoutbox]
+    assert recipients == ([] if creator_left else [[integrator.email]])
+    if not creator_left:
+        assert f"/rest/ec/v1/webhooks/{webhook_id}/test" in mailoutbox[0].body
+
+
+def _manage_options_client():
+    from rest_framework.test import APIClient
+
+    from tests.store.conftest import basic_auth
+
+    client = APIClient()
+    client.credentials(
+        HTTP_AUTHORIZATION=basic_auth(grant(UserFactory(email="mo@example.com"), MANAGE_OPTIONS))
+    )
+    return client

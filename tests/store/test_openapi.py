@@ -197,6 +197,15 @@ PURCHASING_PATHS = {
     "/goods-received/{note_id}",
 }
 
+# Issue 17: store webhooks (integrations.store_webhooks).
+STORE_WEBHOOK_PATHS = {
+    "/webhooks",
+    "/webhooks/{webhook_id}",
+    "/webhooks/{webhook_id}/test",
+    "/webhooks/{webhook_id}/deliveries",
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -313,6 +322,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | ERP_INVENTORY_PATHS
         | INVOICING_PATHS
         | PURCHASING_PATHS
+        | STORE_WEBHOOK_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])
