@@ -223,6 +223,7 @@ def test_who_may_manage_store_webhooks(store_client, anon):
         ("put", f"{HOOKS}/{webhook.pk}"),
         ("delete", f"{HOOKS}/{webhook.pk}"),
         ("post", f"{HOOKS}/{webhook.pk}/test"),
+        ("post", f"{HOOKS}/{webhook.pk}/rotate-secret"),
         ("get", f"{HOOKS}/{webhook.pk}/deliveries"),
         ("post", f"{HOOKS}/{webhook.pk}/deliveries/1/redeliver"),
     ]
@@ -430,3 +431,22 @@ def _manage_options_client():
         HTTP_AUTHORIZATION=basic_auth(grant(UserFactory(email="mo@example.com"), MANAGE_OPTIONS))
     )
     return client
+
+
+def test_rotate_secret_answers_a_new_one_in_force_at_once(hooks_client, receiver, allow_private):
+    webhook = store_webhook(url=receiver.url)
+    old = webhook.secret
+    response = hooks_client.post(f"{HOOKS}/{webhook.pk}/rotate-secret")
+    assert response.status_code == 200, response.content
+    new = response.json()["secret"]
+    assert len(new) == 64
+    assert new != old
+    assert response["Cache-Control"].startswith("max-age=0")
+    receiver.secret = new
+    assert hooks_client.post(f"{HOOKS}/{webhook.pk}/test").json()["success"] is True
+    assert receiver.received[0].verified
+    error(hooks_client.post(f"{HOOKS}/999999/rotate-secret"), 404, "webhook_not_found")
+    portal = WebhookFactory()
+    error(hooks_client.post(f"{HOOKS}/{portal.pk}/rotate-secret"), 404, "webhook_not_found")
+    portal.refresh_from_db()
+    assert portal.secret != new

@@ -280,3 +280,12 @@ def test_stock_low_for_a_variant_takes_its_products_threshold(hook):
         4,
     )
     assert low["title"].startswith("Shirt")
+
+
+def test_deleting_a_stocked_product_is_not_a_low_stock_event(hook):
+    lamp = make_product(
+        title="Lamp", track_inventory=True, stock_quantity=10, low_stock_threshold=3
+    )
+    product_services.product_delete(product_id=lamp.pk)
+    assert sent("stock.low") == []
+    assert [d["product"]["product_id"] for d in sent("product.deleted")] == [lamp.pk]

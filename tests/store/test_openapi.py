@@ -202,6 +202,7 @@ STORE_WEBHOOK_PATHS = {
     "/webhooks",
     "/webhooks/{webhook_id}",
     "/webhooks/{webhook_id}/test",
+    "/webhooks/{webhook_id}/rotate-secret",
     "/webhooks/{webhook_id}/deliveries",
     "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
 }

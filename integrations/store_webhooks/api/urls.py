@@ -11,6 +11,11 @@ urlpatterns = [
         "webhooks/<id:webhook_id>/test", views.WebhookTestView.as_view(), name="store-webhook-test"
     ),
     path(
+        "webhooks/<id:webhook_id>/rotate-secret",
+        views.WebhookRotateSecretView.as_view(),
+        name="store-webhook-rotate-secret",
+    ),
+    path(
         "webhooks/<id:webhook_id>/deliveries",
         views.WebhookDeliveriesView.as_view(),
         name="store-webhook-deliveries",

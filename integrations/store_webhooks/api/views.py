@@ -164,6 +164,22 @@ class WebhookTestView(WebhookView):
         )
 
 
+@NO_STORE
+class WebhookRotateSecretView(WebhookView):
+    @store_schema(
+        summary="Rotate a store webhook's secret",
+        request=None,
+        parameters=[WEBHOOK_ID],
+        responses={200: s.WebhookWithSecretSerializer},
+        description="Answers the webhook with a new `secret`, in force at once: every attempt "
+        "from now on (retries and redeliveries included) is signed with it.",
+    )
+    def post(self, request, webhook_id):
+        webhook = selectors.store_webhook_get(webhook_id=webhook_id)
+        webhook = services.webhook_rotate_secret(webhook=webhook)
+        return Response(s.webhook_data(webhook, secret=True))
+
+
 class WebhookDeliveriesView(WebhookView):
     @store_schema(
         summary="A store webhook's deliveries",
