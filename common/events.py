@@ -9,6 +9,11 @@ transaction that rolls back leaves nothing behind and sends nothing.
 
 A use case that raises many events at once (a bulk create, a bulk revoke) publishes them as one
 batch, so that a listener can handle them in a constant number of queries.
+
+Scopes: an event of the portal belongs to one account (`scope="account"`, the default: licence
+events go to that account's webhooks). The store publishes store-wide events (`scope="store"`,
+no owning account: an order placed, a product changed), delivered to the store's webhooks
+(issue 17). `publish_store` is the store's call.
 """
 
 from __future__ import annotations
@@ -23,11 +28,16 @@ from django.dispatch import Signal
 events_published = Signal()
 
 
+ACCOUNT = "account"  # an event of one account (the portal's licence events)
+STORE = "store"  # a store-wide event, owned by no account
+
+
 @dataclass(frozen=True)
 class DomainEvent:
-    account: Any  # accounts.User: whose event it is
-    event: str  # e.g. "license.created"
+    account: Any  # accounts.User: whose event it is (None for a store-wide event)
+    event: str  # e.g. "license.created", "order.created"
     data: dict  # JSON-safe
+    scope: str = ACCOUNT
 
 
 def publish(*, account: Any, event: str, data: dict) -> None:
@@ -38,3 +48,8 @@ def publish_many(events: Iterable[DomainEvent]) -> None:
     batch = list(events)
     if batch:
         events_published.send(sender=None, events=batch)
+
+
+def publish_store(event: str, data: dict) -> None:
+    """A store-wide event (no owning account), inside the caller's transaction."""
+    publish_many([DomainEvent(account=None, event=event, data=data, scope=STORE)])

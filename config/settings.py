@@ -92,6 +92,8 @@ INSTALLED_APPS += [
     "debugtools",
     # Cross-origin access (issue 17): the middleware below answers preflights.
     "corsheaders",
+    # Store webhooks (issue 17, point 4): the routes bridging the store and the webhooks app.
+    "integrations.store_webhooks",
 ]
 
 MIDDLEWARE = [

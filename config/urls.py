@@ -42,6 +42,8 @@ urlpatterns = [
     path(f"{settings.REST_ROOT}/ec/v1/", include("erp.urls")),
     path(f"{settings.REST_ROOT}/{settings.THEME_NS}/v1/", include("theme.urls")),
     path(f"{settings.REST_ROOT}/{settings.CORE_NS}/v1/", include("debugtools.api.urls")),
+    # Store webhooks (issue 17): the store's view kernel over the webhooks app.
+    path(f"{settings.REST_ROOT}/ec/v1/", include("integrations.store_webhooks.api.urls")),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.
     re_path(r"^api/", api_not_found),

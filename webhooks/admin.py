@@ -1,6 +1,8 @@
 """Staff views of webhooks and deliveries. Changes go through the services (same rules as the
 API): enabling/disabling, redelivery. Webhooks are created by their accounts through the API
-(the secret is shown to the account once), so the admin does not add them."""
+(the secret is shown to the account once), so the admin does not add them. Store webhooks
+(scope `store`, issue 17: created by staff at /rest/ec/v1/webhooks) are listed beside the
+portal's, filterable by scope, with the same actions."""
 
 from django.contrib import admin, messages
 
@@ -19,13 +21,24 @@ class ReadOnlyMixin:
 
 @admin.register(Webhook)
 class WebhookAdmin(admin.ModelAdmin):
-    list_display = ["id", "url", "account", "is_active", "events", "failing_since", "created_at"]
-    list_filter = ["is_active", "created_at"]
+    list_display = [
+        "id",
+        "url",
+        "scope",
+        "account",
+        "is_active",
+        "events",
+        "failing_since",
+        "created_at",
+    ]
+    list_filter = ["scope", "is_active", "created_at"]
     list_select_related = ["account"]
     search_fields = ["url", "description", "account__email"]
     raw_id_fields = ["account"]
     readonly_fields = [
+        "scope",
         "account",
+        "created_by",
         "url",
         "events",
         "description",
@@ -103,7 +116,7 @@ class DeliveryAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "next_attempt_at",
         "created_at",
     ]
-    list_filter = ["status", "event", "created_at"]
+    list_filter = ["webhook__scope", "status", "event", "created_at"]
     list_select_related = ["webhook"]
     search_fields = ["=uuid", "webhook__url", "webhook__account__email"]
     raw_id_fields = ["webhook"]

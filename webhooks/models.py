@@ -1,6 +1,8 @@
 """Outbound webhooks: the endpoints an account registers, the events it is sent, the attempts.
 
-- `Webhook`: a receiver URL of one account, the events it wants and its signing secret.
+- `Webhook`: a receiver URL of one account (scope `portal`: its licence events), or of the
+  store (scope `store`: store-wide events, owned by no account; `created_by` remembers the
+  staff member who registered it and may go), the events it wants and its signing secret.
 - `Delivery`: one event for one webhook (the message). Its body is fixed when it is emitted, so
   every retry and redelivery sends the same bytes with the same `uuid` (the delivery id
   header). Its next due attempt lives here (`next_attempt_at`), not in the broker.
@@ -27,13 +29,46 @@ class Event(models.TextChoices):
     LICENSE_EXPIRED = "license.expired", "license.expired"
 
 
+class StoreEvent(models.TextChoices):
+    """The store's events (issue 17), delivered to store webhooks."""
+
+    ORDER_CREATED = "order.created", "order.created"
+    ORDER_STATUS_CHANGED = "order.status_changed", "order.status_changed"
+    ORDER_PAID = "order.paid", "order.paid"
+    ORDER_REFUNDED = "order.refunded", "order.refunded"
+    PRODUCT_CREATED = "product.created", "product.created"
+    PRODUCT_UPDATED = "product.updated", "product.updated"
+    PRODUCT_DELETED = "product.deleted", "product.deleted"
+    STOCK_LOW = "stock.low", "stock.low"
+    CUSTOMER_CREATED = "customer.created", "customer.created"
+
+
+class Scope(models.TextChoices):
+    PORTAL = "portal", "Portal (an account's licence events)"
+    STORE = "store", "Store (store-wide events)"
+
+
 # The test ping of POST /portal/webhooks/{id}/test; not an event a webhook subscribes to.
 PING_EVENT = "ping"
 
 
 class Webhook(models.Model):
+    scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.PORTAL)
+    # The owner of a portal webhook; none for a store webhook.
     account = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="webhooks",
+        null=True,
+        blank=True,
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        null=True,
+        blank=True,
+        help_text="Store webhooks: who registered it (the webhook outlives the account).",
     )
     url = models.CharField(max_length=2048)
     events = models.JSONField(default=list, help_text="Event names, in the spec's order.")
@@ -52,6 +87,14 @@ class Webhook(models.Model):
 
     class Meta:
         ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(scope="portal", account__isnull=False)
+                | models.Q(scope="store", account__isnull=True),
+                name="webhooks_webhook_scope_owner",
+            ),
+        ]
+        indexes = [models.Index(fields=["scope", "is_active"], name="webhooks_scope_active")]
 
     def __str__(self) -> str:
         return self.url

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
@@ -38,11 +39,24 @@ from common import metrics, outbox
 from common.email import send_templated_email
 from common.errors import ServiceError, ValidationFailed
 from webhooks import net, sender, signing
-from webhooks.models import PING_EVENT, Delivery, DeliveryAttempt, Event, Webhook
+from webhooks.models import (
+    PING_EVENT,
+    Delivery,
+    DeliveryAttempt,
+    Event,
+    Scope,
+    StoreEvent,
+    Webhook,
+)
 
 logger = logging.getLogger(__name__)
 
 MAX_WEBHOOKS_PER_ACCOUNT = 10  # spec: Limits
+MAX_STORE_WEBHOOKS = 20  # the store's webhooks, all staff together
+# Which events the active store webhooks subscribe to, cached (best effort: the database is
+# the truth; every store webhook write deletes the entry now and again at commit).
+STORE_EVENTS_CACHE_KEY = "webhooks:store-events:v1"
+STORE_EVENTS_CACHE_SECONDS = 60
 LOGS_KEPT_PER_WEBHOOK = 100  # spec: Limits
 # Svix's schedule: the waits before attempts 2..8 (attempt 1 is immediate).
 RETRY_SCHEDULE = (
@@ -87,18 +101,25 @@ Status = Delivery.Status
 # --- Validation ---------------------------------------------------------------------------------
 
 
-def normalise_events(events: Any) -> list[str]:
-    """A non-empty subset of the five event names, in the spec's order, without repeats."""
+def event_names(scope: str = Scope.PORTAL) -> list[str]:
+    """The events a webhook of `scope` may subscribe to, in their documented order."""
+    return list(StoreEvent.values if scope == Scope.STORE else Event.values)
+
+
+def normalise_events(events: Any, *, scope: str = Scope.PORTAL) -> list[str]:
+    """A non-empty subset of the scope's event names (the portal's five, the store's nine), in
+    their documented order, without repeats."""
     if not isinstance(events, list) or not events:
         raise ValidationFailed({"events": ["Give a non-empty list of event names."]})
-    unknown = [e for e in events if not isinstance(e, str) or e not in Event.values]
+    allowed = event_names(scope)
+    unknown = [e for e in events if not isinstance(e, str) or e not in allowed]
     if unknown:
-        names = ", ".join(Event.values)
-        shown = ", ".join(repr(e) for e in unknown[:5])
+        names = ", ".join(allowed)
+        shown = ", ".join(repr(e)[:80] for e in unknown[:5])
         raise ValidationFailed(
             {"events": [f"Unknown event name(s): {shown}. Choose from: {names}."]}
         )
-    return [name for name in Event.values if name in events]
+    return [name for name in allowed if name in events]
 
 
 def check_url(url: str) -> str:
@@ -143,6 +164,71 @@ def webhook_create(
         )
 
 
+def store_webhook_create(
+    *,
+    url: str,
+    events: list[str],
+    description: str | None = "",
+    is_active: bool = True,
+    created_by: User | None = None,
+) -> Webhook:
+    """A store webhook (no owning account) with a fresh secret; the caller shows it once.
+
+    Validated first (events, description, the URL and every address its host resolves to);
+    at most MAX_STORE_WEBHOOKS (400 `webhook_limit_reached`).
+    """
+    events = normalise_events(events, scope=Scope.STORE)
+    description = _clean_description(description)
+    url = check_url(url)  # resolves the host: done before any lock is taken
+    with transaction.atomic():
+        # Lock the store's webhooks: two creates near the limit count one after the other.
+        existing = list(
+            Webhook.objects.select_for_update().filter(scope=Scope.STORE).values_list("pk")
+        )
+        if len(existing) >= MAX_STORE_WEBHOOKS:
+            raise ServiceError(
+                f"The store may have at most {MAX_STORE_WEBHOOKS} webhooks; delete one before "
+                "adding another.",
+                code="webhook_limit_reached",
+            )
+        webhook = Webhook.objects.create(
+            scope=Scope.STORE,
+            account=None,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+            url=url,
+            events=events,
+            description=description,
+            is_active=bool(is_active),
+            disabled_reason="" if is_active else "Created inactive.",
+            disabled_at=None if is_active else timezone.now(),
+            secret=signing.new_secret(),
+        )
+        store_events_changed()
+    return webhook
+
+
+def store_events_changed() -> None:
+    """Forget the cached store subscriptions, now and when the transaction commits (a reader
+    between the two may have cached the state before the commit)."""
+    cache.delete(STORE_EVENTS_CACHE_KEY)
+    transaction.on_commit(lambda: cache.delete(STORE_EVENTS_CACHE_KEY))
+
+
+def store_events_subscribed() -> frozenset[str]:
+    """The events at least one active store webhook subscribes to: from the cache, else one
+    query (a cache that is down is a miss)."""
+    cached = cache.get(STORE_EVENTS_CACHE_KEY)
+    if isinstance(cached, list):
+        return frozenset(cached)
+    subscribed: set[str] = set()
+    for names in Webhook.objects.filter(scope=Scope.STORE, is_active=True).values_list(
+        "events", flat=True
+    ):
+        subscribed.update(name for name in names or [] if isinstance(name, str))
+    cache.set(STORE_EVENTS_CACHE_KEY, sorted(subscribed), STORE_EVENTS_CACHE_SECONDS)
+    return frozenset(subscribed)
+
+
 _UNSET: Any = object()
 
 
@@ -162,7 +248,7 @@ def webhook_update(
     """
     changes: dict[str, Any] = {}
     if events is not _UNSET:
-        changes["events"] = normalise_events(events)
+        changes["events"] = normalise_events(events, scope=webhook.scope)
     if description is not _UNSET:
         changes["description"] = _clean_description(description)
     if url is not _UNSET:
@@ -184,6 +270,8 @@ def webhook_update(
             setattr(locked, field, value)
         if changes:
             locked.save(update_fields=[*changes, "updated_at"])
+            if locked.scope == Scope.STORE:
+                store_events_changed()
     return locked
 
 
@@ -204,6 +292,8 @@ def webhook_delete(*, webhook: Webhook) -> None:
         # with a worker recording an attempt.
         Webhook.objects.select_for_update(no_key=True).filter(pk=webhook.pk).first()
         webhook.delete()
+        if webhook.scope == Scope.STORE:
+            store_events_changed()
 
 
 def _cancel_pending(webhook: Webhook) -> int:
@@ -224,12 +314,17 @@ def _disable(*, webhook: Webhook, reason: str, now: dt.datetime) -> bool:
         return False
     webhook.is_active, webhook.disabled_reason, webhook.disabled_at = False, reason, now
     _cancel_pending(webhook)
-    account = User.objects.only("email", "name").get(pk=webhook.account_id)
-    send_templated_email(
-        to=account.email,
-        template="webhooks/webhook_disabled",
-        context={"account": account, "webhook": webhook, "reason": reason},
-    )
+    if webhook.scope == Scope.STORE:
+        store_events_changed()
+    # A store webhook has no owner: the staff member who registered it is told, if still here.
+    owner_id = webhook.account_id if webhook.scope == Scope.PORTAL else webhook.created_by_id
+    account = User.objects.only("email", "name").filter(pk=owner_id, is_active=True).first()
+    if account is not None:
+        send_templated_email(
+            to=account.email,
+            template="webhooks/webhook_disabled",
+            context={"account": account, "webhook": webhook, "reason": reason},
+        )
     logger.info("webhook %s disabled: %s", webhook.pk, reason)
     return True
 
@@ -264,14 +359,39 @@ def emit_many(events: list[tuple[User, str, dict]]) -> list[Delivery]:
         hooks_of.setdefault(webhook.account_id, []).append(webhook)
     if not hooks_of:
         return []
+    return _record_deliveries(
+        [
+            (event, data, hooks_of.get(getattr(account, "pk", None), []))
+            for account, event, data in events
+        ]
+    )
+
+
+def emit_store_many(events: list[tuple[str, dict]]) -> list[Delivery]:
+    """Store-wide events (no owning account) for the active store webhooks subscribed to them.
+
+    Inside the caller's transaction, like `emit_many`. Costs nothing more than a cache read
+    (or one query on a miss) while no store webhook wants any of the events.
+    """
+    for event, _data in events:
+        if event not in StoreEvent.values:
+            raise ValueError(f"unknown store event {event!r}; expected one of {StoreEvent.values}")
+    subscribed = store_events_subscribed()
+    events = [(event, data) for event, data in events if event in subscribed]
+    if not events:
+        return []
+    hooks = list(Webhook.objects.filter(scope=Scope.STORE, is_active=True).order_by("pk"))
+    if not hooks:
+        return []
+    return _record_deliveries([(event, data, hooks) for event, data in events])
+
+
+def _record_deliveries(events: list[tuple[str, dict, list[Webhook]]]) -> list[Delivery]:
+    """One delivery per (event, webhook subscribed to it), in one INSERT, and one task for all."""
     now = timezone.now()
     rows = []
-    for account, event, data in events:
-        subscribed = [
-            webhook
-            for webhook in hooks_of.get(getattr(account, "pk", None), [])
-            if webhook.subscribes_to(event)
-        ]
+    for event, data, hooks in events:
+        subscribed = [webhook for webhook in hooks if webhook.subscribes_to(event)]
         if not subscribed:
             continue
         body = signing.build_body(event=event, moment=now, data=data)

@@ -33,6 +33,9 @@ MANAGE_CUSTOMERS = manage("customers")
 MANAGE_SETTINGS = manage("settings")
 MANAGE_MANAGERS = manage("managers")
 MANAGE_REVIEWS = manage("reviews")
+# Store webhooks (issue 17): they send order, product and customer data to outside URLs, so
+# administrators only (manage_options) unless a role is given it; not the shop manager's.
+MANAGE_WEBHOOKS = manage("webhooks")
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(manage("accounting"), "ERP: accounting"),
     Capability(manage("crm"), "ERP: CRM"),
     Capability(manage("hr"), "ERP: HR"),
+    Capability(MANAGE_WEBHOOKS, "Store webhooks: register receivers of store events"),
 )
 CODENAMES = frozenset(c.codename for c in CAPABILITIES)
 

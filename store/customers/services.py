@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts import services as account_services
 from accounts.models import AppPassword, normalize_email
+from common import events
 from common.errors import Conflict, ServiceError
 from store.common.addresses import REQUIRED_ADDRESS, Address, address_clean
 from store.common.errors import invalid_params, not_found
@@ -64,6 +65,7 @@ def _save(customer: Customer, fields: dict) -> Customer:
     for name in FIELDS:
         if name in fields:
             setattr(customer, name, fields[name] or "")
+    creating = customer.pk is None
     try:
         with transaction.atomic():
             customer.save()
@@ -72,6 +74,21 @@ def _save(customer: Customer, fields: dict) -> Customer:
             {"email": ["Another customer has this e-mail address or account."]},
             code="duplicate_customer",
         ) from None
+    if creating:  # every new customer is made here (API, admin, orders, checkout, sign-up)
+        events.publish_store(
+            "customer.created",
+            {
+                "customer": {
+                    "customer_id": customer.pk,
+                    "email": customer.email,
+                    "first_name": customer.first_name,
+                    "last_name": customer.last_name,
+                    "company": customer.company,
+                    "user_id": customer.user_id,
+                    "created_at": customer.created_at,
+                }
+            },
+        )
     return customer
 
 

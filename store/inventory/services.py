@@ -24,9 +24,11 @@ from django.db.models import Case, F, IntegerField, Q, Sum, Value, When
 from django.utils import timezone
 
 from common.errors import Conflict
+from common.events import STORE as STORE_EVENT
+from common.events import DomainEvent, publish_many
 from store.catalog import cache as catalog_cache
 from store.catalog.cache import invalidate as invalidate_catalog
-from store.catalog.choices import ProductType, StockStatus
+from store.catalog.choices import ProductStatus, ProductType, StockStatus
 from store.catalog.models import Product, Variant
 from store.catalog.rules import (
     base_slug,
@@ -38,6 +40,7 @@ from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.inventory.choices import AdjustmentReason, MovementReason
 from store.inventory.models import StockLevel, StockMovement, Warehouse
+from store.settings import selectors as store_settings
 
 logger = logging.getLogger(__name__)
 
@@ -379,8 +382,13 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     changed: dict[int, set[str]] = defaultdict(set)
     variant_rows: list[Variant] = []
     product_rows: list[Product] = []
-    for row in Variant.objects.filter(product_id__in=ids).values(*fields, "product_id", "enabled"):
+    low = _LowStock()
+    for row in Variant.objects.filter(product_id__in=ids).values(
+        *fields, "product_id", "enabled", "sku", "title"
+    ):
         quantity = totals.get((row["product_id"], row["pk"]), 0)
+        if row["enabled"]:
+            low.note(row, quantity, product_id=row["product_id"], variant_id=row["pk"])
         status = derive_stock_status(
             track=row["track_inventory"],
             quantity=quantity,
@@ -395,8 +403,13 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             variants_of[row["product_id"]].append(
                 (row["track_inventory"], row["allow_backorders"], quantity, status)
             )
-    for row in Product.objects.filter(pk__in=ids).values(*fields, "type"):
+    for row in Product.objects.filter(pk__in=ids).values(
+        *fields, "type", "status", "sku", "title", "low_stock_threshold"
+    ):
+        low.products[row["pk"]] = row
         quantity = totals.get((row["pk"], None), 0)
+        if row["type"] == ProductType.SIMPLE:
+            low.note(row, quantity, product_id=row["pk"], variant_id=None)
         status = derive_stock_status(
             track=row["track_inventory"],
             quantity=quantity,
@@ -420,7 +433,60 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     # (A dimension's token is the lists', not a product's: one bump for all of them.)
     if changed:
         invalidate_catalog(list(changed), set().union(*changed.values()))
+    low.publish()
     return out
+
+
+class _LowStock:
+    """stock.low (issue 17): a tracked item (a simple product, an enabled variant, not
+    archived) whose quantity for sale falls from above its low-stock threshold to at or below
+    it (the product's threshold, else the store's inventory setting: the dashboard's notion).
+    Published once per crossing, in the refresh's transaction; nothing when it only stays low."""
+
+    def __init__(self) -> None:
+        self.candidates: list[tuple[dict, int, int, int | None]] = []
+        self.products: dict[int, dict] = {}
+
+    def note(self, row: dict, quantity: int, *, product_id: int, variant_id: int | None) -> None:
+        if row["track_inventory"] and quantity < row["stock_quantity"]:
+            self.candidates.append((row, quantity, product_id, variant_id))
+
+    def publish(self) -> None:
+        if not self.candidates:
+            return
+        default = None
+        batch = []
+        for row, quantity, product_id, variant_id in self.candidates:
+            product = self.products.get(product_id)
+            if product is None or product["status"] == ProductStatus.ARCHIVED:
+                continue
+            threshold = product["low_stock_threshold"]
+            if threshold is None:
+                if default is None:
+                    default = store_settings.get_value("inventory", "low_stock_threshold")
+                threshold = default
+            if not quantity <= threshold < row["stock_quantity"]:
+                continue
+            title = product["title"]
+            if variant_id is not None and row["title"]:
+                title = f"{title} - {row['title']}"
+            batch.append(
+                DomainEvent(
+                    account=None,
+                    event="stock.low",
+                    scope=STORE_EVENT,
+                    data={
+                        "product_id": product_id,
+                        "variant_id": variant_id,
+                        "sku": row["sku"],
+                        "title": title,
+                        "stock_quantity": quantity,
+                        "previous_quantity": row["stock_quantity"],
+                        "low_stock_threshold": threshold,
+                    },
+                )
+            )
+        publish_many(batch)
 
 
 def _note_change(changed, product_id: int, row: dict, quantity: int, status: str) -> None:

@@ -24,6 +24,7 @@ from common.jsonload import loads
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.money import money
+from store.orders import events as order_events
 from store.orders import selectors as order_selectors
 from store.orders import services as order_services
 from store.orders.choices import (
@@ -693,6 +694,20 @@ def refund_create(
         )
         restocked = True
     order.refresh_from_db()
+    order_events.order_refunded(
+        order,
+        amount=amount,
+        refunds=[
+            {
+                "payment_id": refund.payment_id,
+                "gateway": refund.gateway,
+                "refund_id": refund.refund_id,
+                "amount": refund.amount,
+            }
+            for refund in made
+        ],
+        restocked=restocked,
+    )
     return RefundResult(
         order=order, refunds=made, restocked=restocked, restocked_items=restocked_items
     )

@@ -217,6 +217,16 @@ CRM_PATHS = {
     "/crm/rfm",
 }
 
+# Issue 17: store webhooks (integrations.store_webhooks).
+STORE_WEBHOOK_PATHS = {
+    "/webhooks",
+    "/webhooks/{webhook_id}",
+    "/webhooks/{webhook_id}/test",
+    "/webhooks/{webhook_id}/rotate-secret",
+    "/webhooks/{webhook_id}/deliveries",
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -334,6 +344,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | INVOICING_PATHS
         | PURCHASING_PATHS
         | CRM_PATHS
+        | STORE_WEBHOOK_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])

@@ -6,6 +6,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from store.catalog import events as catalog_events
 from store.catalog.cache import PRICE, invalidate
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import (
@@ -315,6 +316,7 @@ def product_create(*, fields: dict, user=None) -> Product:
     _save(product, slug_generated=generated)
     _save_relations(product, resolved)
     _write_stock(product, fields, user=user)
+    catalog_events.product_created(product)
     return product
 
 
@@ -331,12 +333,14 @@ def _write_stock(product: Product, fields: dict, *, user=None) -> None:
 @transaction.atomic
 def product_update(*, product_id: int, fields: dict, user=None) -> Product:
     product = get_for_update(product_id)
+    sent = list(fields)
     fields, resolved = _validated(product, fields, creating=False)
     _apply(product, fields, resolved)
     _derive(product)
     _save(product)
     _save_relations(product, resolved)
     _write_stock(product, fields, user=user)
+    catalog_events.product_updated(product, changed=sent)
     return product
 
 
@@ -349,6 +353,7 @@ def product_delete(*, product_id: int) -> None:
         product_id=product.pk,
         reference=inventory.Reference(type="product", id=str(product.pk), note="Deleted"),
     )
+    catalog_events.product_deleted(product)
     product.delete()
 
 
@@ -406,6 +411,7 @@ def product_duplicate(*, product_id: int) -> Product:
             for link in links
         )
     stock_refresh(product=copy)
+    catalog_events.product_created(copy)
     return copy
 
 

@@ -20,6 +20,7 @@ from store.common.problems import Problems
 from store.customers.models import Customer
 from store.customers.services import customer_for_email
 from store.inventory.choices import MovementReason
+from store.orders import events as order_events
 from store.orders.choices import (
     TRANSITIONS,
     FulfillmentStatus,
@@ -180,6 +181,7 @@ def order_create(
     recalculate(order, actor=actor, source=source)
     take_stock(order, reason=MovementReason.ORDER_PLACED, actor=actor, param=_item_param(created))
     audit.created(order, AUDITED_FIELDS, note=f"{len(created)} item(s).")
+    order_events.order_created(order)
     return order
 
 
@@ -294,6 +296,7 @@ def order_status_set(
     order_status_changed.send(
         sender=Order, order=order, old=old, new=status, source=source, actor=actor, change=change
     )
+    order_events.order_status_changed(order, old=old, new=status)
     if holds_stock(status) and not holds_stock(old):
         order_reopened.send(sender=Order, order=order)
         take_stock(order, reason=MovementReason.ORDER_REOPENED, actor=actor)
@@ -319,6 +322,8 @@ def _simple_status_set(order_id, field_name, value, choices, *, note, actor, sou
     order.save(update_fields=fields)
     record(order, field_name, old, value, actor=actor, source=source, note=note)
     trail.record(note=note)
+    if field_name == "payment_status" and value == PaymentStatus.PAID:
+        order_events.order_paid(order)
     return order
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from store.common.errors import invalid_params
 from store.common.money import money
+from store.orders import events as order_events
 from store.orders.choices import (
     HistoryField,
     OrderSource,
@@ -111,4 +112,6 @@ def recalculate(
             order.paid_at = timezone.now()
             fields.append("paid_at")
     order.save(update_fields=fields)
+    if "payment_status" in fields and order.payment_status == PaymentStatus.PAID:
+        order_events.order_paid(order)
     return order
