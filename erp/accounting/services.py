@@ -421,7 +421,7 @@ def _check_lines(lines: list[dict], problems: dict) -> None:
             problems[f"{param}account_id"] = [f"No account with id {line['account_id']}."]
         elif not account.is_active:
             problems[f"{param}account_id"] = [f"Account {account} is inactive."]
-        debit, credit = line.get("debit") or ZERO, line.get("credit") or ZERO
+        debit, credit = money(line.get("debit") or ZERO), money(line.get("credit") or ZERO)
         if (debit > 0) == (credit > 0):
             problems[f"{param}debit"] = ["A line is a debit or a credit above zero, not both."]
         if line.get("partner_id") is not None and not line.get("partner_type"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField, RowListSerializer
@@ -225,8 +227,8 @@ FiscalYearPageSerializer = _page_serializer(
 
 class JournalLineInSerializer(serializers.Serializer):
     account_id = IdField(help_text="An active account.")
-    debit = MoneyField(required=False, default="0.00", help_text="A debit, or 0.")
-    credit = MoneyField(required=False, default="0.00", help_text="A credit, or 0.")
+    debit = MoneyField(required=False, default=Decimal("0.00"), help_text="A debit, or 0.")
+    credit = MoneyField(required=False, default=Decimal("0.00"), help_text="A credit, or 0.")
     description = _text(255)
     partner_type = serializers.ChoiceField(
         choices=PartnerType.choices, required=False, allow_blank=True
