@@ -23,6 +23,7 @@ from erp.accounting.choices import (
 )
 from erp.accounting.models import Account, FiscalYear, JournalEntry, JournalLine
 from store.common.errors import invalid_params, not_found
+from store.common.money import money
 from store.common.pagination import paginate
 
 ZERO = Decimal("0.00")
@@ -69,7 +70,7 @@ def account_balances(as_of: date | None = None) -> dict[int, Decimal]:
     if as_of is not None:
         lines = lines.filter(entry__date__lte=as_of)
     rows = lines.values("account_id").annotate(d=Sum("debit"), c=Sum("credit"))
-    return {row["account_id"]: row["d"] - row["c"] for row in rows}
+    return {row["account_id"]: money(row["d"] - row["c"]) for row in rows}
 
 
 def account_tree(as_of: date | None = None) -> list[dict]:
@@ -227,6 +228,8 @@ def trial_balance(period: Period) -> dict:
         ZERO,
     )
     for row in rows:
+        for name in ("opening", "debit", "credit"):
+            row[name] = money(row[name])  # SQLite sums in floating point: back to cents
         closing = row["opening"] + row["debit"] - row["credit"]
         item = {
             **_account_row(row),
@@ -264,7 +267,7 @@ def profit_loss(period: Period) -> dict:
     )
     income, expenses = [], []
     for row in rows:
-        amount = signed(row["account__type"], row["balance"])
+        amount = signed(row["account__type"], money(row["balance"]))
         item = {**_account_row(row), "amount": amount}
         (income if row["account__type"] == AccountType.INCOME else expenses).append(item)
     total_income = sum((item["amount"] for item in income), ZERO)
@@ -294,10 +297,11 @@ def balance_sheet(as_of: date) -> dict:
     earnings = ZERO
     for row in rows:
         kind = row["account__type"]
+        balance = money(row["balance"])
         if kind in PROFIT_LOSS_TYPES:
-            earnings -= row["balance"]
+            earnings -= balance
             continue
-        sections[kind].append({**_account_row(row), "amount": signed(kind, row["balance"])})
+        sections[kind].append({**_account_row(row), "amount": signed(kind, balance)})
     totals = {kind: sum((i["amount"] for i in sections[kind]), ZERO) for kind in sections}
     right = totals[AccountType.LIABILITY] + totals[AccountType.EQUITY] + earnings
     return {
@@ -330,6 +334,7 @@ def vat_return(period: Period) -> dict:
             Q(account__role__in=(AccountRole.PURCHASES, AccountRole.INVENTORY)),
         ),
     )
+    sums = {name: money(value) for name, value in sums.items()}
     return {
         "date_from": period.date_from,
         "date_to": period.date_to,
@@ -370,13 +375,14 @@ def aged(role: str, as_of: date) -> dict:
             due=Min(Coalesce("due_date", "entry__date")),
             name=Max("partner_name"),
         )
-        .exclude(balance=0)
         .order_by("partner_type", "partner_id", "entry__reference")
     )
     partners: dict[tuple, dict] = {}
     totals = dict.fromkeys((*BUCKETS, "total"), ZERO)
     for row in rows:
-        amount = sign * row["balance"]
+        amount = sign * money(row["balance"])
+        if not amount:
+            continue
         bucket = _bucket((as_of - row["due"]).days)
         key = (row["partner_type"], row["partner_id"])
         partner = partners.setdefault(

@@ -236,7 +236,7 @@ def role_account(role: str) -> Account:
     account = Account.objects.filter(role=role).first()
     if account is None:
         raise _conflict(
-            f"No account has the role {role!r}: give it to one (PATCH /accounts/{{id}}).",
+            f"No account has the role {str(role)!r}: give it to one (PATCH /accounts/{{id}}).",
             ROLE_MISSING,
         )
     return account
@@ -342,7 +342,7 @@ def fiscal_year_delete(*, year_id: int) -> None:
 def _balances(lines) -> dict[int, Decimal]:
     """{account id: debits - credits} of `lines` (one aggregate query)."""
     rows = lines.values("account_id").annotate(debit=Sum("debit"), credit=Sum("credit"))
-    return {row["account_id"]: row["debit"] - row["credit"] for row in rows}
+    return {row["account_id"]: money(row["debit"] - row["credit"]) for row in rows}
 
 
 @transaction.atomic
@@ -543,6 +543,7 @@ def _check_postable(entry: JournalEntry) -> None:
             f"Journal entry {entry} has {count} line(s): an entry needs at least two.",
             TOO_FEW_LINES,
         )
+    sums["debit"], sums["credit"] = money(sums["debit"] or 0), money(sums["credit"] or 0)
     if sums["debit"] != sums["credit"]:
         raise _conflict(
             f"Debits ({sums['debit']}) and credits ({sums['credit']}) differ by "

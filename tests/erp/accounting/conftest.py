@@ -74,3 +74,16 @@ def closing_of(report: dict) -> dict[str, str]:
         row["code"]: str(Decimal(row["closing_debit"]) - Decimal(row["closing_credit"]))
         for row in report["accounts"]
     }
+
+
+@pytest.fixture
+def books_api(erp_on, store_client, bookkeeper):
+    """A client with the accounting, invoicing, purchasing and orders capabilities."""
+    grant(
+        bookkeeper,
+        manage("invoicing"),
+        manage("purchasing"),
+        manage("inventory"),
+        "ec_manage_orders",
+    )
+    return store_client(bookkeeper)
