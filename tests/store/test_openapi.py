@@ -197,6 +197,25 @@ PURCHASING_PATHS = {
     "/goods-received/{note_id}",
 }
 
+ACCOUNTING_PATHS = {
+    "/accounts",
+    "/accounts/tree",
+    "/accounts/{account_id}",
+    "/fiscal-years",
+    "/fiscal-years/{year_id}",
+    "/fiscal-years/{year_id}/close",
+    "/journal-entries",
+    "/journal-entries/{entry_id}",
+    "/journal-entries/{entry_id}/post",
+    "/journal-entries/{entry_id}/reverse",
+    "/reports/trial-balance",
+    "/reports/profit-loss",
+    "/reports/balance-sheet",
+    "/reports/vat-return",
+    "/reports/accounts-receivable",
+    "/reports/accounts-payable",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -313,6 +332,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | ERP_INVENTORY_PATHS
         | INVOICING_PATHS
         | PURCHASING_PATHS
+        | ACCOUNTING_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])
