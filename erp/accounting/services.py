@@ -152,6 +152,9 @@ def _account_check(fields: dict, account: Account | None) -> dict:
             problems["type"] = ["The account has journal lines: its type cannot change."]
         elif account.children.exists():
             problems["type"] = ["The account has sub-accounts: its type cannot change."]
+    parent_now = account.parent if account is not None and "parent_id" not in fields else None
+    if parent_now is not None and kind and parent_now.type != kind:
+        problems["type"] = [f"Its parent is an {parent_now.type} account."]
     if "parent_id" in fields:
         parent_id = fields["parent_id"]
         parent = Account.objects.filter(pk=parent_id).first() if parent_id else None
@@ -708,7 +711,7 @@ def event_post(*, source_type: str, source_id, kind: str, event: dict) -> AutoPo
             row.attempts += 1
             row.save()
             return row
-    except (ServiceError, KeyError, ValueError, InvalidOperation) as exc:
+    except (ServiceError, KeyError, ValueError, InvalidOperation, OverflowError) as exc:
         logger.warning("accounting: %s:%s:%s not posted: %s", source_type, source_id, kind, exc)
         with transaction.atomic():
             row = _posting_row(source_type, source_id, kind, event)
