@@ -641,7 +641,16 @@ def _year_made(start: date, end: date) -> FiscalYear:
     )
     if FiscalYear.objects.filter(name=name).exists():
         name = f"{start.isoformat()}-{end.isoformat()}"
-    return FiscalYear.objects.create(name=name, start_date=start, end_date=end)
+    try:
+        with transaction.atomic():
+            return FiscalYear.objects.create(name=name, start_date=start, end_date=end)
+    except IntegrityError:  # a concurrent event made it
+        made = FiscalYear.objects.select_for_update().filter(start_date=start, end_date=end).first()
+        if made is None:
+            raise _conflict(
+                f"No open fiscal year can be made for {start} to {end}.", NO_YEAR
+            ) from None
+        return made
 
 
 def _auto_year(day: date) -> tuple[FiscalYear, date]:
