@@ -49,6 +49,7 @@ def test_an_orders_invoice_and_payment_appear_in_the_trial_balance(settings, cli
     invoice = call("post", f"/invoices/from-order/{order.pk}", status=201)
     issued = call("post", f"/invoices/{invoice['id']}/issue")
     gross, vat = Decimal(issued["gross_total"]), Decimal(issued["vat_total"])
+    assert (issued["full_number"], issued["gross_total"]) == ("R-2", "28.50")  # as the README
     receivable = call("get", "/reports/accounts-receivable")
     items = [i for p in receivable["partners"] for i in p["items"]]
     assert {i["reference"]: i["amount"] for i in items}[f"order:{order.pk}"] == str(gross)
