@@ -1,10 +1,11 @@
 """The business events accounting posts: erp.core's (invoices, goods received) and the store
-orders' payments and refunds. Each arrives after the commit of its change (the senders use
-transaction.on_commit) and is posted once (services.event_post)."""
+orders' payments and refunds (while the ERP runs). Each arrives after the commit of its
+change (the senders use transaction.on_commit) and is posted once (services.event_post)."""
 
 from __future__ import annotations
 
 from erp.accounting import services
+from erp.core import gate
 from erp.core import signals as core_signals
 from store.orders import signals as order_signals
 
@@ -18,7 +19,9 @@ def _goods_received(sender, *, event, **kwargs) -> None:
 
 
 def _payment_recorded(sender, *, event, **kwargs) -> None:
-    services.payment_recorded(event)
+    """The store takes payments with or without the ERP: they are posted while it runs."""
+    if gate.current().open:
+        services.payment_recorded(event)
 
 
 def connect() -> None:

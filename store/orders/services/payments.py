@@ -48,8 +48,9 @@ def _announce(order: Order, payment: Payment, *, deleted: bool = False, payment_
     accounting posts it; a receiver's failure never fails this change)."""
     if payment.status != PaymentRecordStatus.COMPLETED:
         return
-    address = order.billing_address or {}
-    name = " ".join(filter(None, (address.get("first_name"), address.get("last_name"))))
+    address = order.billing_address if isinstance(order.billing_address, dict) else {}
+    parts = (address.get("first_name"), address.get("last_name"))
+    name = " ".join(str(part) for part in parts if part)
     event = {
         "payment_id": payment_id or payment.pk,
         "order_id": order.pk,
@@ -60,7 +61,7 @@ def _announce(order: Order, payment: Payment, *, deleted: bool = False, payment_
         "date": timezone.localdate(payment.paid_at).isoformat(),
         "method": payment.method,
         "customer_id": order.customer_id,
-        "customer_name": (address.get("company") or name or "")[:200],
+        "customer_name": str(address.get("company") or name or "")[:200],
         "deleted": deleted,
     }
 

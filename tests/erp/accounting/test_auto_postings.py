@@ -232,3 +232,11 @@ def test_a_failed_posting_is_recorded_and_posted_again(books_api):
     retried = services.event_retry(posting_id=row.pk)
     assert (retried.status, retried.attempts) == ("posted", 2)
     assert retried.entry.lines.count() == 3
+
+
+def test_store_payments_post_only_while_the_erp_runs(db):
+    order = an_order()
+    with on_commit():
+        order_services.payment_create(order_id=order.pk, fields={"amount": Decimal("3.00")})
+    assert not AutoPosting.objects.exists()
+    assert not JournalEntry.objects.exists()
