@@ -10,6 +10,7 @@ from tests.erp.accounting.conftest import (
     ENTRIES,
     REPORTS,
     YEARS,
+    account_id,
     closing_of,
     draft,
     ok,
@@ -134,3 +135,12 @@ def test_list_filter_and_query_ceiling(api, django_assert_max_num_queries):
         FiscalYear.objects.create(name=str(y), start_date=f"{y}-01-01", end_date=f"{y}-12-31")
     with django_assert_max_num_queries(baseline):
         assert ok(api.get(YEARS))["total"] == 18
+
+
+def test_closing_without_a_retained_earnings_account_is_refused(api):
+    made = year(api)
+    posted(api, [("1100", "9.00", "0"), ("4200", "0", "9.00")])
+    ok(api.patch(f"/rest/ec/v1/accounts/{account_id(api, '3200')}", {"role": ""}, format="json"))
+    error(api.post(f"{YEARS}/{made['id']}/close"), 409, "account_role_missing")
+    assert FiscalYear.objects.get().status == "open"
+    assert not JournalEntry.objects.filter(kind="closing").exists()

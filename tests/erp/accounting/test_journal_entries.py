@@ -237,3 +237,21 @@ def test_list_filters_and_query_ceiling(api, django_assert_max_num_queries):
         posted(api, [("1100", f"{n + 1}.00", "0"), ("3100", "0", f"{n + 1}.00")], day="2026-03-01")
     with django_assert_max_num_queries(baseline):
         assert ok(api.get(url, {"per_page": 100}))["total"] == 17
+
+
+def test_a_creating_post_retried_with_its_idempotency_key_creates_once(api):
+    year(api)
+    body = {
+        "date": "2026-03-01",
+        "lines": [
+            {"account_id": account_id(api, "1100"), "debit": "3.00"},
+            {"account_id": account_id(api, "3100"), "credit": "3.00"},
+        ],
+    }
+    first = api.post(ENTRIES, body, format="json", HTTP_IDEMPOTENCY_KEY="je-1")
+    again = api.post(ENTRIES, body, format="json", HTTP_IDEMPOTENCY_KEY="je-1")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert first.json()["id"] == again.json()["id"]
+    assert JournalEntry.objects.count() == 1
+    error(api.post(f"{ENTRIES}/999999/reverse", {}, format="json"), 404, "journal_entry_not_found")
+    error(api.patch(f"{ENTRIES}/999999", {"memo": "x"}, format="json"), 404)
