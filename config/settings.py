@@ -819,3 +819,17 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "CrmRfmSegmentEnum": "erp.crm.choices.RfmLabel",
     }
 )
+
+# ERP accounting (issue 15): its account types and roles, statuses and kinds.
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "AccountingAccountTypeEnum": "erp.accounting.choices.AccountType",
+        "AccountingAccountRoleEnum": "erp.accounting.choices.AccountRole",
+        "AccountingFiscalYearStatusEnum": "erp.accounting.choices.FiscalYearStatus",
+        "AccountingEntryStatusEnum": "erp.accounting.choices.EntryStatus",
+        "AccountingEntryKindEnum": "erp.accounting.choices.EntryKind",
+        "AccountingPartnerTypeEnum": "erp.accounting.choices.PartnerType",
+        "AccountingSourceTypeEnum": "erp.accounting.choices.SourceType",
+        "AccountingAgeingBucketEnum": "erp.accounting.selectors.BUCKETS",
+    }
+)

@@ -8,3 +8,8 @@ class ErpAccountingConfig(AppConfig):
     name = "erp.accounting"
     label = "erp_accounting"
     verbose_name = "ERP: accounting"
+
+    def ready(self) -> None:
+        from erp.accounting import listeners
+
+        listeners.connect()

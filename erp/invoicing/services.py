@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from common import outbox
 from common.errors import ServiceError
+from erp.core import signals as core_signals
 from erp.invoicing import crypto, selectors
 from erp.invoicing.choices import (
     CREDIT_TYPES,
@@ -371,6 +372,30 @@ def _issue(invoice: Invoice) -> None:
     invoice.issued_at = now
     invoice.issue_date = invoice.issue_date or timezone.localdate(now)
     invoice.save()
+    _announce(invoice)
+
+
+def _announce(invoice: Invoice) -> None:
+    """erp.core's `invoice_issued`, after the commit (the accounting posts it)."""
+    corrected = invoice.corrects
+    core_signals.send_after_commit(
+        core_signals.invoice_issued,
+        sender=Invoice,
+        event={
+            "invoice_id": invoice.pk,
+            "number": invoice.full_number,
+            "is_credit": invoice.document_type in CREDIT_TYPES,
+            "corrects_id": invoice.corrects_id,
+            "date": invoice.issue_date.isoformat(),
+            "currency": invoice.currency,
+            "net_total": str(invoice.net_total),
+            "vat_total": str(invoice.vat_total),
+            "gross_total": str(invoice.gross_total),
+            "order_id": corrected.order_id if corrected is not None else invoice.order_id,
+            "customer_id": invoice.customer_id,
+            "counterpart_name": invoice.counterpart_name,
+        },
+    )
 
 
 @transaction.atomic

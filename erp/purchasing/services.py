@@ -29,6 +29,7 @@ from stdnum.exceptions import ValidationError as StdnumError
 
 from common import outbox
 from common.models import DoneMarker
+from erp.core import signals as core_signals
 from erp.purchasing import documents, selectors
 from erp.purchasing.choices import (
     CANCELLABLE,
@@ -709,6 +710,21 @@ def purchase_order_receive(
         PurchaseOrderLine.objects.filter(pk=pk).update(
             quantity_received=F("quantity_received") + wanted[pk]
         )
+    core_signals.send_after_commit(
+        core_signals.goods_received,
+        sender=GoodsReceivedNote,
+        event={
+            "note_id": note_row.pk,
+            "number": note_row.number,
+            "date": timezone.localdate(note_row.received_at).isoformat(),
+            "purchase_order_id": order.pk,
+            "purchase_order_number": order.number,
+            "supplier_id": order.supplier_id,
+            "supplier_name": order.supplier.name,
+            "payment_terms_days": order.supplier.payment_terms_days,
+            "amount": str(money(sum((wanted[pk] * stock_costs[pk] for pk in ordered), Decimal(0)))),
+        },
+    )
     left = sum(line.quantity_outstanding for line in order_lines.values()) - sum(wanted.values())
     order.status = OrderStatus.RECEIVED if left == 0 else OrderStatus.PARTIALLY_RECEIVED
     if left == 0:

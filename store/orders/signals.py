@@ -9,6 +9,10 @@ listener's writes commit or roll back with it. The checkout listens to count cou
 - `order_status_changed`: the order moved from `old` to `new` (with `source`, `actor` and
   `change`, the history row); the store's e-mails enqueue the status e-mail (rendered and
   sent by a task after the commit, through the outbox).
+- `payment_recorded`: a completed payment or refund was recorded on an order, or one was
+  deleted. Sent after the commit (never for a rolled-back change), with `event`, a dict of
+  plain JSON values: payment_id, order_id, order_number, kind (payment or refund), amount,
+  currency, date, method, customer_id, customer_name, deleted. The ERP's accounting posts it.
 """
 
 from django.dispatch import Signal
@@ -16,3 +20,4 @@ from django.dispatch import Signal
 order_released = Signal()
 order_reopened = Signal()
 order_status_changed = Signal()
+payment_recorded = Signal()

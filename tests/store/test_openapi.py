@@ -227,6 +227,26 @@ STORE_WEBHOOK_PATHS = {
     "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
 }
 
+# Issue 15: ERP accounting.
+ACCOUNTING_PATHS = {
+    "/accounts",
+    "/accounts/tree",
+    "/accounts/{account_id}",
+    "/fiscal-years",
+    "/fiscal-years/{year_id}",
+    "/fiscal-years/{year_id}/close",
+    "/journal-entries",
+    "/journal-entries/{entry_id}",
+    "/journal-entries/{entry_id}/post",
+    "/journal-entries/{entry_id}/reverse",
+    "/reports/trial-balance",
+    "/reports/profit-loss",
+    "/reports/balance-sheet",
+    "/reports/vat-return",
+    "/reports/accounts-receivable",
+    "/reports/accounts-payable",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -345,6 +365,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | PURCHASING_PATHS
         | CRM_PATHS
         | STORE_WEBHOOK_PATHS
+        | ACCOUNTING_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])

@@ -16,6 +16,7 @@ SEEDERS = [
     ("ERP purchasing", "erp.purchasing.demo.seed"),
     ("ERP invoicing", "erp.invoicing.demo.seed"),
     ("ERP CRM", "erp.crm.demo.seed"),
+    ("ERP accounting", "erp.accounting.demo.seed"),
 ]
 
 

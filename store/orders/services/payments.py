@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q, Sum
+from django.utils import timezone
 
 from common import audit
 from store.common.accounts import logged_in
@@ -14,10 +16,13 @@ from store.orders.choices import OrderSource, PaymentKind, PaymentRecordStatus
 from store.orders.models import Order, Payment
 from store.orders.services.common import lock_order_of, order_for_update, order_trail
 from store.orders.services.totals import recalculate
+from store.orders.signals import payment_recorded
 
 FIELDS = ("kind", "status", "amount", "method", "transaction_id", "note", "paid_at")
 # What a payment's audit trail follows (common.audit).
 AUDITED_FIELDS = ("order", *FIELDS)
+
+logger = logging.getLogger(__name__)
 
 
 def _check_refunds(order: Order) -> None:
@@ -36,6 +41,36 @@ def _check_refunds(order: Order) -> None:
             },
             code="refund_exceeds_paid",
         )
+
+
+def _announce(order: Order, payment: Payment, *, deleted: bool = False, payment_id=None) -> None:
+    """Send `payment_recorded` after the commit for a completed payment or refund (the ERP's
+    accounting posts it; a receiver's failure never fails this change)."""
+    if payment.status != PaymentRecordStatus.COMPLETED:
+        return
+    address = order.billing_address if isinstance(order.billing_address, dict) else {}
+    parts = (address.get("first_name"), address.get("last_name"))
+    name = " ".join(str(part) for part in parts if part)
+    event = {
+        "payment_id": payment_id or payment.pk,
+        "order_id": order.pk,
+        "order_number": order.order_number or "",
+        "kind": payment.kind,
+        "amount": str(payment.amount),
+        "currency": order.currency,
+        "date": timezone.localdate(payment.paid_at).isoformat(),
+        "method": payment.method,
+        "customer_id": order.customer_id,
+        "customer_name": str(address.get("company") or name or "")[:200],
+        "deleted": deleted,
+    }
+
+    def send() -> None:
+        for receiver, result in payment_recorded.send_robust(sender=Payment, event=event):
+            if isinstance(result, Exception):
+                logger.error("payment_recorded receiver %r failed: %s", receiver, result)
+
+    transaction.on_commit(send)
 
 
 def _apply(payment: Payment, fields: dict) -> None:
@@ -59,6 +94,7 @@ def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSourc
     recalculate(order, actor=actor, source=source, note=note)
     audit.created(payment, AUDITED_FIELDS)
     trail.record(note=note)
+    _announce(order, payment)
     return payment
 
 
@@ -72,6 +108,7 @@ def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSou
     recalculate(order, actor=actor, source=source, note=note)
     payment_trail.record()
     trail.record(note=note)
+    _announce(order, payment)
     return payment
 
 
@@ -85,3 +122,4 @@ def payment_delete(*, payment_id: int, actor=None, source=OrderSource.API) -> No
     note = f"Payment {payment_id} deleted."
     recalculate(order, actor=actor, source=source, note=note)
     trail.record(note=note)
+    _announce(order, payment, deleted=True, payment_id=payment_id)

@@ -1,0 +1,42 @@
+"""The ERP's business-event signals, for ERP apps that must not import each other.
+
+A sender (erp.invoicing, erp.purchasing) calls `send_after_commit` inside the transaction of
+the change: the signal goes out once that transaction commits (never for a rolled-back one),
+with one keyword argument `event`, a dict of plain JSON values (ids, ISO dates, decimal
+strings), so that a listener needs none of the sender's models. Receivers run through
+`send_robust`: a receiver that fails is logged and never fails the sender's request.
+
+- `invoice_issued`: an invoice or a credit note was issued (numbered). `event`: invoice_id,
+  number, is_credit, corrects_id, date, currency, net_total, vat_total, gross_total,
+  order_id (the order of the invoice, or of the one a credit note corrects), customer_id,
+  counterpart_name.
+- `goods_received`: a goods-received note was posted into stock. `event`: note_id, number,
+  date, purchase_order_id, purchase_order_number, supplier_id, supplier_name,
+  payment_terms_days, amount (the received lines at their stock cost, in the store's
+  currency).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.dispatch import Signal
+
+logger = logging.getLogger(__name__)
+
+invoice_issued = Signal()
+goods_received = Signal()
+
+
+def send_after_commit(signal: Signal, *, sender, event: dict) -> None:
+    """Send `signal` with `event` once the current transaction commits."""
+
+    def send() -> None:
+        for receiver, result in signal.send_robust(sender=sender, event=event):
+            if isinstance(result, Exception):
+                logger.error(
+                    "receiver %r of %s failed: %s", receiver, sender, result, exc_info=result
+                )
+
+    transaction.on_commit(send)
