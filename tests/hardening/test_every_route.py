@@ -67,6 +67,8 @@ def test_the_sweep_covers_the_new_groups():
         "stock/transfer",
         "purchase-orders",
         "erp/activate",
+        "leave-requests",
+        "labor-registry/submissions",
     ):
         assert any(group in route for route in routes), group
 
