@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db.models import Count, IntegerField, Q, Sum, Value
+from django.db.models import Count, F, IntegerField, Q, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -301,7 +301,7 @@ def dashboard(today: date | None = None) -> dict:
     by_department = list(
         active.values("department_id", "department__name")
         .annotate(headcount=Count("id"))
-        .order_by("department__name")
+        .order_by(F("department__name").asc(nulls_last=True))
     )
     on_leave = LeaveRequest.objects.filter(
         status=LeaveStatus.APPROVED, start_date__lte=today, end_date__gte=today

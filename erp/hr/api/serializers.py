@@ -147,8 +147,8 @@ class EmployeeWriteSerializer(serializers.Serializer):
     )
     birth_date = serializers.DateField(required=False, allow_null=True)
     home_address = _text(300)
-    tax_id = _text(12, help_text="Greek AFM, 9 digits (checked with python-stdnum).")
-    social_security_number = _text(11, help_text="Greek AMKA, 11 digits (checked).")
+    tax_id = _text(20, help_text="Greek AFM, 9 digits (checked with python-stdnum).")
+    social_security_number = _text(20, help_text="Greek AMKA, 11 digits (checked).")
     salary = StrictDecimalField(
         max_digits=SALARY_DIGITS,
         decimal_places=SALARY_PLACES,
@@ -586,7 +586,7 @@ class RegistrySettingsWriteSerializer(serializers.Serializer):
     ergani_username = _text(100, help_text="Sealed at rest; empty removes it.")
     ergani_password = _text(200, help_text="Sealed at rest, never shown; empty removes it.")
     employer_name = _text(200)
-    employer_tax_id = _text(12, help_text="Greek AFM.")
+    employer_tax_id = _text(20, help_text="Greek AFM.")
     employer_registry_number = _text(20, help_text="AME.")
     branch_code = _text(10)
     auto_submit = StrictBooleanField(required=False)
