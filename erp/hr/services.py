@@ -431,7 +431,11 @@ def _request_locked(request_id: int) -> tuple[LeaveRequest, Employee]:
     if employee_id is None:
         raise not_found("leave_request", request_id)
     employee = _employee_locked(employee_id)
-    leave = LeaveRequest.objects.select_for_update().select_related("leave_type").get(pk=request_id)
+    leave = (
+        LeaveRequest.objects.select_for_update(of=("self",))
+        .select_related("leave_type")
+        .get(pk=request_id)
+    )
     return leave, employee
 
 
