@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 from stdnum.exceptions import ValidationError as StdnumError
 from stdnum.gr import amka, vat
@@ -73,6 +74,11 @@ def _department_check(fields: dict, department: Department | None) -> dict:
     return cleaned
 
 
+def department_check(*, fields: dict, department_id: int | None = None) -> None:
+    """What department_create/update would refuse (the admin form's check)."""
+    _department_check(fields, Department.objects.filter(pk=department_id).first())
+
+
 @transaction.atomic
 def department_create(*, fields: dict) -> Department:
     cleaned = _department_check(fields, None)
@@ -85,6 +91,19 @@ def department_create(*, fields: dict) -> Department:
         )
     department.save()
     return department
+
+
+def _delete(row) -> None:
+    """Delete `row`, or refuse (409 `in_use`, naming what refers to it) and change nothing."""
+    try:
+        with transaction.atomic():
+            row.delete()
+    except ProtectedError as exc:
+        held_by = sorted({obj._meta.verbose_name for obj in exc.protected_objects})
+        raise _conflict(
+            f"{row} cannot be deleted: other records refer to it ({', '.join(held_by)}).",
+            "in_use",
+        ) from None
 
 
 def _locked(model, pk: int, resource: str):
@@ -106,7 +125,7 @@ def department_update(*, department_id: int, fields: dict) -> Department:
 @transaction.atomic
 def department_delete(*, department_id: int) -> None:
     """A department with employees is refused (409 `in_use`, by its protected key)."""
-    _locked(Department, department_id, "department").delete()
+    _delete(_locked(Department, department_id, "department"))
 
 
 # --- Employees ----------------------------------------------------------------------------------
@@ -231,6 +250,10 @@ def _snapshot_hours(employee: Employee) -> Decimal:
     return Decimal(employee.weekly_hours)
 
 
+def employee_check(*, fields: dict, employee_id: int | None = None) -> None:
+    _employee_check(fields, Employee.objects.filter(pk=employee_id).first())
+
+
 @transaction.atomic
 def employee_create(*, fields: dict) -> Employee:
     cleaned = _employee_check(fields, None)
@@ -268,7 +291,7 @@ def employee_update(*, employee_id: int, fields: dict) -> Employee:
 def employee_delete(*, employee_id: int) -> None:
     """An employee others refer to (reports, leave, time, documents, filings) is refused
     (409 `in_use`): set a termination date instead."""
-    _locked(Employee, employee_id, "employee").delete()
+    _delete(_locked(Employee, employee_id, "employee"))
 
 
 # --- Leave types --------------------------------------------------------------------------------
@@ -292,6 +315,10 @@ def _leave_type_check(fields: dict, leave_type: LeaveType | None) -> dict:
     if cleaned.get("code") == "":
         cleaned.pop("code")
     return cleaned
+
+
+def leave_type_check(*, fields: dict, leave_type_id: int | None = None) -> None:
+    _leave_type_check(fields, LeaveType.objects.filter(pk=leave_type_id).first())
 
 
 @transaction.atomic
@@ -319,7 +346,7 @@ def leave_type_update(*, leave_type_id: int, fields: dict) -> LeaveType:
 @transaction.atomic
 def leave_type_delete(*, leave_type_id: int) -> None:
     """A type with requests is refused (409 `in_use`): deactivate it instead."""
-    _locked(LeaveType, leave_type_id, "leave_type").delete()
+    _delete(_locked(LeaveType, leave_type_id, "leave_type"))
 
 
 # --- Leave requests -----------------------------------------------------------------------------
