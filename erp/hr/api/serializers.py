@@ -3,6 +3,7 @@ strings; dates ISO 8601; times UTC ISO 8601."""
 
 from __future__ import annotations
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
@@ -210,8 +211,6 @@ def _ref(row, name: str):
 
 
 def employee_data(employee, *, personal: bool) -> dict:
-    from django.utils import timezone
-
     data = {
         "id": employee.pk,
         "user_id": employee.user_id,
@@ -556,8 +555,6 @@ class WhoIsOutQuerySerializer(HrListQuery):
     department_id = IdField(required=False)
 
     def validate(self, attrs):
-        from django.utils import timezone
-
         attrs.setdefault("date_from", timezone.localdate())
         attrs.setdefault("date_to", attrs["date_from"])
         if attrs["date_to"] < attrs["date_from"]:

@@ -292,7 +292,7 @@ class LeaveRequestListView(HRView):
         summary="Request leave for an employee",
         request=s.LeaveRequestCreateSerializer,
         responses={201: s.LeaveRequestSerializer},
-        errors=LEAVE_CREATE_ERRORS,
+        errors={404: "No such employee (`employee_not_found`).", **LEAVE_CREATE_ERRORS},
         description="A pending request: working days (Monday to Friday) from `start_date` to "
         "`end_date`, both included, within one calendar year. Refused when it overlaps the "
         "employee's pending or approved requests or asks for more than the balance "
@@ -422,7 +422,7 @@ class TimeEntryListView(HRView):
         summary="Record a time entry",
         request=s.TimeEntryCreateSerializer,
         responses={201: s.TimeEntrySerializer},
-        errors=TIME_ERRORS,
+        errors={404: "No such employee (`employee_not_found`).", **TIME_ERRORS},
         description="Hours an employee worked on a day (today or earlier): `start_time` and "
         "`end_time` the same day. Send an Idempotency-Key to retry safely.",
     )
@@ -516,7 +516,7 @@ class EmployeeDocumentListView(HRView):
         summary="Upload an employee document",
         request={"multipart/form-data": s.EmployeeDocumentUploadSerializer},
         responses={201: s.EmployeeDocumentSerializer},
-        errors=UPLOAD_ERRORS,
+        errors={404: "No such employee (`employee_not_found`).", **UPLOAD_ERRORS},
         description="multipart/form-data: `employee_id`, the file in `file`, optional `title`, "
         "`kind`, `visible_to_employee`. The type is detected from the content: PDF, PNG or "
         "JPEG (400 `unsupported_document_type`), and the name's extension must agree (400 "
