@@ -90,9 +90,13 @@ def test_type_is_checked_by_content_not_by_name(hr):
 def test_size_is_capped(hr, settings):
     settings.HR_DOCUMENT_MAX_MB = 1
     employee = make_employee()
-    big = PDF + b"0" * (1024 * 1024)
+    big = PDF + b"0" * (1024 * 1024)  # just past the cap: stopped by the upload handler
     error(upload(hr, employee, name="big.pdf", content=big), 413, "document_too_large")
+    huge = PDF + b"0" * (2 * 1024 * 1024)  # far past it: refused by its declared length
+    error(upload(hr, employee, name="huge.pdf", content=huge), 413, "document_too_large")
     assert EmployeeDocument.objects.count() == 0
+    exact = PDF + b"0" * (1024 * 1024 - len(PDF))
+    assert upload(hr, employee, name="exact.pdf", content=exact).status_code == 201
 
 
 def test_upload_refusals(hr):
