@@ -40,8 +40,6 @@ from store.common.accounts import logged_in
 from store.common.errors import not_found, rule_broken
 from store.common.problems import Problems
 
-MAX_LEAVE_DAYS = 366
-
 
 def _conflict(message: str, code: str):
     return rule_broken(message, code=code, status=409)
@@ -365,7 +363,7 @@ def working_days(start: date, end: date) -> int:
     return days
 
 
-def _employee_locked(employee_id: int, *, name: str = "employee_id") -> Employee:
+def _employee_locked(employee_id: int) -> Employee:
     employee = Employee.objects.select_for_update().filter(pk=employee_id).first()
     if employee is None:
         raise not_found("employee", employee_id)
@@ -417,8 +415,6 @@ def leave_request_create(*, employee_id: int, fields: dict, user=None) -> LeaveR
         problems.add("end_date", "A request stays within one calendar year: split it.")
     elif days == 0:
         problems.add("end_date", "The dates hold no working day (Monday to Friday).")
-    elif (end - start).days >= MAX_LEAVE_DAYS:
-        problems.add("end_date", "Too long.")
     problems.raise_if_any()
     if start < employee.hire_date or (
         employee.termination_date and end > employee.termination_date
