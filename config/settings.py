@@ -616,6 +616,19 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "InvoicePaymentMethodEnum": "erp.invoicing.choices.PaymentMethod",
     }
 )
+# ERP HR and the labor registry (issue 15).
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "HrEmploymentTypeEnum": "erp.hr.choices.EmploymentType",
+        "HrLeaveStatusEnum": "erp.hr.choices.LeaveStatus",
+        "HrDocumentKindEnum": "erp.hr.choices.DocumentKind",
+        "HrTerminationReasonEnum": "erp.hr.choices.TerminationReason",
+        "LaborSubmissionKindEnum": "erp.hr.choices.SubmissionKind",
+        "LaborSubmissionStatusEnum": "erp.hr.choices.SubmissionStatus",
+        "LaborRegistryProviderEnum": "erp.hr.choices.RegistryProvider",
+        "LaborErganiEnvironmentEnum": "erp.hr.choices.ErganiEnvironment",
+    }
+)
 
 # The ERP (issue 14): the store's licence (a licence of this service) that lets it run the ERP
 # before any POST /erp/activate names one, and how long the gate trusts its last verdict.
@@ -626,6 +639,16 @@ ERP_LICENSE_CACHE_SECONDS = env_int("ERP_LICENSE_CACHE_SECONDS", 60, minimum=1)
 MYDATA_DEV_URL = env_str("MYDATA_DEV_URL", "https://mydataapidev.aade.gr")
 MYDATA_PROD_URL = env_str("MYDATA_PROD_URL", "https://mydatapi.aade.gr/myDATA")
 MYDATA_HTTP_TIMEOUT = env_int("MYDATA_HTTP_TIMEOUT", 20, minimum=1)
+# ERP HR (issue 15): employee documents live outside MEDIA_ROOT (never served publicly; read
+# through the authorised download routes), at most this many MB, of a type checked by content;
+# a day's time entries add up to at most this many hours. The labor registry: Greece's ERGANI
+# API, its trial and production base URLs (the settings route picks one) and one call's time.
+HR_DOCUMENTS_ROOT = Path(env_str("HR_DOCUMENTS_ROOT", str(VAR_DIR / "private" / "hr-documents")))
+HR_DOCUMENT_MAX_MB = env_int("HR_DOCUMENT_MAX_MB", 10, minimum=1)
+HR_MAX_HOURS_PER_DAY = env_int("HR_MAX_HOURS_PER_DAY", 12, minimum=1)
+ERGANI_TRIAL_URL = env_str("ERGANI_TRIAL_URL", "https://trialeservices.yeka.gr/WebServicesAPI/api")
+ERGANI_PROD_URL = env_str("ERGANI_PROD_URL", "https://eservices.yeka.gr/WebServicesAPI/api")
+ERGANI_HTTP_TIMEOUT = env_int("ERGANI_HTTP_TIMEOUT", 20, minimum=1)
 
 # Courier vouchers (issue 13). The sandbox courier collects nothing: it works in development
 # (DEBUG) and wherever this is set (a staging site); elsewhere it answers 409. The real couriers'

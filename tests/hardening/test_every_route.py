@@ -70,6 +70,8 @@ def test_the_sweep_covers_the_new_groups():
         "leads/",
         "webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver",
         "journal-entries",
+        "leave-requests",
+        "labor-registry/submissions",
     ):
         assert any(group in route for route in routes), group
 

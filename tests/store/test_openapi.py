@@ -247,6 +247,39 @@ ACCOUNTING_PATHS = {
     "/reports/accounts-payable",
 }
 
+# Issue 15: ERP HR and the labor registry.
+HR_PATHS = {
+    "/departments",
+    "/departments/{department_id}",
+    "/employees",
+    "/employees/{employee_id}",
+    "/employees/{employee_id}/leave-balances",
+    "/leave-types",
+    "/leave-types/{leave_type_id}",
+    "/leave-requests",
+    "/leave-requests/{request_id}",
+    "/leave-requests/{request_id}/approve",
+    "/leave-requests/{request_id}/reject",
+    "/leave-requests/{request_id}/cancel",
+    "/time-entries",
+    "/time-entries/{entry_id}",
+    "/employee-documents",
+    "/employee-documents/{document_id}",
+    "/employee-documents/{document_id}/download",
+    "/hr/dashboard",
+    "/hr/who-is-out",
+    "/hr/me",
+    "/hr/me/leave",
+    "/hr/me/time-entries",
+    "/hr/me/documents",
+    "/hr/me/documents/{document_id}/download",
+    "/labor-registry/settings",
+    "/labor-registry/test-connection",
+    "/labor-registry/submissions",
+    "/labor-registry/submissions/{submission_id}",
+    "/labor-registry/submissions/{submission_id}/retry",
+}
+
 SHIPPING_PATHS = {
     "/shipping/zones",
     "/shipping/zones/{zone_id}",
@@ -366,6 +399,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | CRM_PATHS
         | STORE_WEBHOOK_PATHS
         | ACCOUNTING_PATHS
+        | HR_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
         == set(schema["paths"])

@@ -17,6 +17,7 @@ SEEDERS = [
     ("ERP invoicing", "erp.invoicing.demo.seed"),
     ("ERP CRM", "erp.crm.demo.seed"),
     ("ERP accounting", "erp.accounting.demo.seed"),
+    ("ERP HR", "erp.hr.demo.seed"),
 ]
 
 
