@@ -342,7 +342,7 @@ VAT_CACHE_PREFIX = "theme:vat:v1"
 
 def _split(vat_number: str, country: str | None) -> tuple[str, str]:
     """(country code, number without prefix), ISO codes (Greece's EL prefix becomes GR)."""
-    compact = eu_vat.compact(vat_number) if vat_number else ""
+    compact = "".join(c for c in (vat_number or "") if c.isalnum()).upper()
     prefix = compact[:2].upper() if compact[:2].isalpha() else ""
     country = (country or "").upper() or None
     if country == "EL":
