@@ -1,0 +1,91 @@
+"""The storefront admin: pages render; menus, items and the theme settings are written
+through the services (refusals shown on the forms); subscriptions are unsubscribed by an
+action; wishlists are read-only."""
+
+import pytest
+from django.urls import reverse
+
+from tests.store.catalog.factories import make_product
+from theme.storefront import services
+from theme.storefront.models import (
+    Menu,
+    MenuItem,
+    NewsletterSubscription,
+    ThemeSettings,
+    WishlistItem,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def test_every_page_renders(staff, customer):
+    menu = services.menu_save(fields={"location": "primary", "name": "Main"})
+    item = services.menu_item_save(fields={"menu": menu, "label": "Shop", "url": "/shop"})
+    services.theme_settings_update(values={"tagline": "Hi"})
+    subscription = NewsletterSubscription.objects.create(email="a@example.com")
+    wish = WishlistItem.objects.create(user=customer, product=make_product(title="Lamp"))
+    for name, obj in (
+        ("menu", menu),
+        ("menuitem", item),
+        ("themesettings", ThemeSettings.objects.get()),
+        ("newslettersubscription", subscription),
+        ("wishlistitem", wish),
+    ):
+        assert staff.get(reverse(f"admin:theme_storefront_{name}_changelist")).status_code == 200
+        change = staff.get(reverse(f"admin:theme_storefront_{name}_change", args=[obj.pk]))
+        assert change.status_code == 200, name
+    for name in ("newslettersubscription", "wishlistitem", "themesettings"):
+        assert staff.get(reverse(f"admin:theme_storefront_{name}_add")).status_code == 403
+
+
+def test_menus_and_items_go_through_the_services(staff):
+    response = staff.post(
+        reverse("admin:theme_storefront_menu_add"),
+        {
+            "location": "footer",
+            "name": "Footer",
+            "items-TOTAL_FORMS": 0,
+            "items-INITIAL_FORMS": 0,
+        },
+    )
+    assert response.status_code == 302, response.content[:2000]
+    menu = Menu.objects.get()
+    add = reverse("admin:theme_storefront_menuitem_add")
+    form = {"menu": menu.pk, "label": "Bad", "url": "javascript:alert(1)", "position": 0}
+    response = staff.post(add, form)
+    assert response.status_code == 200
+    assert "url" in response.context["adminform"].form.errors
+    assert not MenuItem.objects.exists()
+    form["url"] = "/contact"
+    assert staff.post(add, form).status_code == 302
+    assert MenuItem.objects.get().url == "/contact"
+    # a write bumps the menus' cache: the API shows it at once
+    assert staff.get("/rest/theme/v1/menus/footer").json()["items"][0]["url"] == "/contact"
+
+
+def test_theme_settings_are_checked_by_the_declaration(staff):
+    services.theme_settings_update(values={"tagline": "Hi"})
+    row = ThemeSettings.objects.get()
+    change = reverse("admin:theme_storefront_themesettings_change", args=[row.pk])
+    response = staff.post(change, {"values": '{"primary_color": "red"}'})
+    assert response.status_code == 200
+    assert ThemeSettings.objects.get().values == {"tagline": "Hi"}
+    assert staff.post(change, {"values": '{"primary_color": "#112233"}'}).status_code == 302
+    assert ThemeSettings.objects.get().values == {"primary_color": "#112233"}
+
+
+def test_unsubscribe_action(staff):
+    subscription = NewsletterSubscription.objects.create(email="a@example.com", status="confirmed")
+    response = staff.post(
+        reverse("admin:theme_storefront_newslettersubscription_changelist"),
+        {"action": "unsubscribe", "_selected_action": [subscription.pk]},
+    )
+    assert response.status_code == 302
+    subscription.refresh_from_db()
+    assert subscription.status == "unsubscribed"
