@@ -255,8 +255,8 @@ def confirm_token(subscription: NewsletterSubscription) -> str:
 
 
 def normalize_email(email: str) -> str:
-    local, _, domain = email.strip().rpartition("@")
-    return f"{local}@{domain.lower()}"
+    """One row per mailbox: addresses are kept lower-cased (Reader@X and reader@x are one)."""
+    return email.strip().lower()
 
 
 @transaction.atomic

@@ -31,11 +31,11 @@ def test_subscribing_sends_a_confirmation_and_the_link_confirms(
     response = subscribe(anon, "Reader@Example.COM", django_capture_on_commit_callbacks)
     assert response.status_code == 202, response.content
     subscription = NewsletterSubscription.objects.get()
-    assert subscription.email == "Reader@example.com"
+    assert subscription.email == "reader@example.com"
     assert subscription.status == "pending"
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
-    assert message.to == ["Reader@example.com"]
+    assert message.to == ["reader@example.com"]
     assert "Confirm your subscription" in message.subject
     assert SentEmail.objects.get().type == "newsletter_confirm"
     link = link_of(message)

@@ -169,3 +169,19 @@ def test_the_wishlist_is_read_in_a_bounded_number_of_queries(anon, django_assert
         anon.post(WISHLIST, {"product_id": product.pk}, format="json")
     with django_assert_max_num_queries(3):
         assert len(ids(anon)) == 20
+
+
+def test_a_replayed_add_answers_the_same_and_sets_the_cookie_again(lamp):
+    first = APIClient()
+    headers = {"HTTP_IDEMPOTENCY_KEY": "wish-0001-abcdef"}
+    response = first.post(WISHLIST, {"product_id": lamp.pk}, format="json", **headers)
+    assert response.status_code == 201
+    token = response["X-Cart-ID"]
+    # the answer was lost: the same client retries without the cookie it never saw
+    retry = APIClient()
+    replay = retry.post(WISHLIST, {"product_id": lamp.pk}, format="json", **headers)
+    assert replay.status_code == 201
+    assert replay.json() == response.json()
+    assert replay["Idempotent-Replayed"] == "true"
+    assert retry.cookies[CART_COOKIE].value == token
+    assert WishlistItem.objects.count() == 1
