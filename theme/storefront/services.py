@@ -183,7 +183,9 @@ def wishlist_add(
     if existing is not None:
         return existing, False
     limit = settings.THEME_WISHLIST_MAX_ITEMS
-    if WishlistItem.objects.filter(**owner).count() >= limit:
+    # the owner's rows locked: concurrent adds to one wishlist queue here, so the bound holds
+    held = WishlistItem.objects.select_for_update().filter(**owner).values_list("pk", flat=True)
+    if len(list(held)) >= limit:
         raise rule_broken(f"A wishlist holds at most {limit} products.", code="wishlist_full")
     row = {"user": user} if user is not None else {"session_key": owner["session_key"]}
     try:

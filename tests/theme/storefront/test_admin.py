@@ -5,6 +5,7 @@ action; wishlists are read-only."""
 import pytest
 from django.urls import reverse
 
+from store.emails.models import SentEmail
 from tests.store.catalog.factories import make_product
 from theme.storefront import services
 from theme.storefront.models import (
@@ -89,3 +90,19 @@ def test_unsubscribe_action(staff):
     assert response.status_code == 302
     subscription.refresh_from_db()
     assert subscription.status == "unsubscribed"
+
+
+def test_the_confirmation_e_mail_shows_in_the_store_e_mail_log(
+    staff, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        staff.post(
+            "/rest/theme/v1/newsletter/subscribe",
+            {"email": "log@example.com"},
+            content_type="application/json",
+        )
+    sent = SentEmail.objects.get(type="newsletter_confirm")
+    assert sent.status == "sent"
+    assert staff.get(reverse("admin:store_emails_sentemail_changelist")).status_code == 200
+    page = staff.get(reverse("admin:store_emails_sentemail_change", args=[sent.pk]))
+    assert page.status_code == 200
