@@ -13,11 +13,13 @@ from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 from stdnum.eu import vat as eu_vat
 from stdnum.exceptions import ValidationError as StdnumError
 
 from common.errors import ServiceError
+from store.cart.services.session import cart_for_update
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.params import validate_body
@@ -214,6 +216,48 @@ def wishlist_clear(*, user=None, token: str | None = None) -> int:
     wishlist_merge_guest(user=user, token=token)
     owner = selectors.owner_filter(user=user, token=token)
     return WishlistItem.objects.filter(**owner).delete()[0] if owner else 0
+
+
+@transaction.atomic
+def wishlist_guest_session(*, token: str | None):
+    """A guest's cart session for a wishlist write: the token's cart, else a new one (made by
+    the cart's own service, so later cart writes keep it). When the token named a cart that
+    is gone (purged), its wishlist moves to the new session's key. Answers the cart."""
+    cart = cart_for_update(token=token, user=None, create=True)
+    old, new = selectors.session_key(token), selectors.session_key(cart.token)
+    if old and old != new:
+        WishlistItem.objects.filter(user__isnull=True, session_key=old).update(session_key=new)
+    return cart
+
+
+BATCH = 500
+
+
+def wishlists_purge_stale(*, now=None) -> int:
+    """Delete guest wishlists untouched (no product added) for the store's guest cart keep
+    time (`cart.guest_cart_days`, as their cart sessions), in batches; answers how many rows.
+    Idempotent."""
+    now = now or timezone.now()
+    days = store_settings.get_section("cart")["guest_cart_days"]
+    cutoff = now - timedelta(days=days)
+    deleted = 0
+    while True:
+        keys = list(
+            WishlistItem.objects.filter(user__isnull=True)
+            .values("session_key")
+            .annotate(last=Max("created_at"))
+            .filter(last__lt=cutoff)
+            .values_list("session_key", flat=True)[:BATCH]
+        )
+        if not keys:
+            return deleted
+        with transaction.atomic():
+            count, _ = WishlistItem.objects.filter(
+                user__isnull=True, session_key__in=keys, created_at__lt=cutoff
+            ).delete()
+        deleted += count
+        if not count:
+            return deleted
 
 
 def wishlist_merge_guest(*, user, token: str | None) -> int:

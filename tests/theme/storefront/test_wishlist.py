@@ -1,10 +1,15 @@
 """/wishlist and /wishlist/{product_id}: the logged-in shopper's, else the cart session's;
 unique per product, bounded; a guest's merged into the account at login."""
 
+from datetime import timedelta
+
 import pytest
+import time_machine
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from config.celery import app
 from store.cart.models import Cart
 from store.common.cart_session import CART_COOKIE
 from tests.accounts.factories import PASSWORD
@@ -12,6 +17,7 @@ from tests.store.cart.helpers import add
 from tests.store.catalog.factories import make_product
 from tests.theme.storefront.conftest import BASE, error
 from theme.storefront.models import WishlistItem
+from theme.storefront.tasks import purge_stale_wishlists
 
 pytestmark = pytest.mark.django_db
 WISHLIST = f"{BASE}/wishlist"
@@ -185,3 +191,29 @@ def test_a_replayed_add_answers_the_same_and_sets_the_cookie_again(lamp):
     assert replay["Idempotent-Replayed"] == "true"
     assert retry.cookies[CART_COOKIE].value == token
     assert WishlistItem.objects.count() == 1
+
+
+def test_a_purged_cart_session_keeps_its_wishlist_under_the_new_one(anon, lamp, mug):
+    anon.post(WISHLIST, {"product_id": lamp.pk}, format="json")
+    old = anon.cookies[CART_COOKIE].value
+    Cart.objects.all().delete()  # the cart session was purged; the browser kept the cookie
+    assert ids(anon) == [lamp.pk]
+    response = anon.post(WISHLIST, {"product_id": mug.pk}, format="json")
+    assert response["X-Cart-ID"] != old
+    assert ids(anon) == [mug.pk, lamp.pk]
+
+
+def test_idle_guest_wishlists_are_purged_by_the_beat(anon, customer, store_client, lamp, mug):
+    assert "theme_storefront.purge_stale_wishlists" in {
+        entry["task"] for entry in app.conf.beat_schedule.values()
+    }
+    with time_machine.travel(timezone.now() - timedelta(days=60)):
+        anon.post(WISHLIST, {"product_id": lamp.pk}, format="json")
+        store_client(customer).post(WISHLIST, {"product_id": lamp.pk}, format="json")
+    fresh = APIClient()
+    fresh.post(WISHLIST, {"product_id": mug.pk}, format="json")
+    assert purge_stale_wishlists.delay().get() == 1
+    assert ids(anon) == []
+    assert ids(fresh) == [mug.pk]
+    assert WishlistItem.objects.filter(user=customer).count() == 1  # accounts' lists stay
+    assert purge_stale_wishlists.delay().get() == 0

@@ -14,14 +14,13 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
 from store.cart import shapes as cart_shapes
 from store.cart.services.pricing import cart_state, pricing_cache_keys
-from store.cart.services.session import cart_find, cart_for_update
+from store.cart.services.session import cart_find
 from store.common import hooks
 from store.common.cache import read_together
 from store.common.capabilities import MANAGE_SETTINGS
@@ -244,8 +243,7 @@ class WishlistView(WishlistBase):
         session = self.owner(request)
         cart = None
         if not session["user"].is_authenticated:
-            with transaction.atomic():  # the guest's cart session (made when there is none)
-                cart = cart_for_update(token=session["token"], user=None, create=True)
+            cart = services.wishlist_guest_session(token=session["token"])
             session = {**session, "token": cart.token}
         item, created = services.wishlist_add(**session, product_id=body["product_id"])
         return self.answer(
