@@ -10,6 +10,7 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
@@ -19,6 +20,7 @@ from stdnum.eu import vat as eu_vat
 from stdnum.exceptions import ValidationError as StdnumError
 
 from common.errors import ServiceError
+from store.cart.models import Cart
 from store.cart.services.session import cart_for_update
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
@@ -185,9 +187,13 @@ def wishlist_add(
     if existing is not None:
         return existing, False
     limit = settings.THEME_WISHLIST_MAX_ITEMS
-    # the owner's rows locked: concurrent adds to one wishlist queue here, so the bound holds
-    held = WishlistItem.objects.select_for_update().filter(**owner).values_list("pk", flat=True)
-    if len(list(held)) >= limit:
+    # The owner locked (the account's row, or the guest's cart row): concurrent adds to one
+    # wishlist queue here, and the count below, a later statement, sees what they committed.
+    if user is not None:
+        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
+    else:
+        list(Cart.objects.select_for_update().filter(token=token, user__isnull=True).values("pk"))
+    if WishlistItem.objects.filter(**owner).count() >= limit:
         raise rule_broken(f"A wishlist holds at most {limit} products.", code="wishlist_full")
     row = {"user": user} if user is not None else {"session_key": owner["session_key"]}
     try:
