@@ -15,6 +15,7 @@ SEEDERS = [
     ("ERP (the store's Business licence, roles, portal, imported data)", "erp.core.demo.seed"),
     ("ERP purchasing", "erp.purchasing.demo.seed"),
     ("ERP invoicing", "erp.invoicing.demo.seed"),
+    ("Theme storefront (menus, theme settings)", "theme.storefront.demo.seed"),
 ]
 
 

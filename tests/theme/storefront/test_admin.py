@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from store.emails.models import SentEmail
 from tests.store.catalog.factories import make_product
-from theme.storefront import services
+from theme.storefront import demo, services
 from theme.storefront.models import (
     Menu,
     MenuItem,
@@ -106,3 +106,14 @@ def test_the_confirmation_e_mail_shows_in_the_store_e_mail_log(
     assert staff.get(reverse("admin:store_emails_sentemail_changelist")).status_code == 200
     page = staff.get(reverse("admin:store_emails_sentemail_change", args=[sent.pk]))
     assert page.status_code == 200
+
+
+def test_the_demo_seeds_menus_once(anon):
+    first = demo.seed()
+    assert any("menu primary" in line for line in first)
+    assert anon.get("/rest/theme/v1/menus/primary").json()["items"][0]["children"]
+    assert anon.get("/rest/theme/v1/menus/footer").status_code == 200
+    again = demo.seed()
+    assert "  menu primary: kept" in again
+    assert Menu.objects.count() == 2
+    assert MenuItem.objects.count() == 8
