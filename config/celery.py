@@ -80,6 +80,11 @@ app.conf.beat_schedule = {
         "task": "store_checkout.cancel_unpaid_orders",
         "schedule": 60.0,
     },
+    # Theme storefront: guest wishlists idle past the guest cart keep time are deleted.
+    "theme-purge-stale-wishlists": {
+        "task": "theme_storefront.purge_stale_wishlists",
+        "schedule": crontab(minute=41),
+    },
     # ERP: a data import or backfill whose next batch was lost with a worker goes on.
     "erp-resume-stalled-jobs": {
         "task": "erp_core.resume_stalled_jobs",

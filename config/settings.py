@@ -856,3 +856,29 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "AccountingAgeingBucketEnum": "erp.accounting.selectors.BUCKETS",
     }
 )
+# --- Theme: storefront (issue 16, point 1) ------------------------------------------------------
+# VAT-number checks (theme.storefront.vat): "sandbox" answers without a network (the default in
+# development and tests); "live" asks Greece's AADE registry for Greek numbers when its lookup
+# credentials are set (else VIES) and the EU's VIES for the others.
+THEME_VAT_PROVIDER = env_str("THEME_VAT_PROVIDER", "sandbox" if DEBUG else "live")
+if THEME_VAT_PROVIDER not in ("sandbox", "live"):
+    raise ImproperlyConfigured("THEME_VAT_PROVIDER must be sandbox or live")
+THEME_VAT_VIES_URL = env_str(
+    "THEME_VAT_VIES_URL", "https://ec.europa.eu/taxation_customs/vies/rest-api"
+)
+THEME_VAT_AADE_URL = env_str(
+    "THEME_VAT_AADE_URL", "https://www1.gsis.gr/wsaade/RgWsPublic2/RgWsPublic2"
+)
+THEME_VAT_AADE_USERNAME = env_str("THEME_VAT_AADE_USERNAME")
+THEME_VAT_AADE_PASSWORD = env_str("THEME_VAT_AADE_PASSWORD")
+THEME_VAT_HTTP_TIMEOUT = env_int("THEME_VAT_HTTP_TIMEOUT", 10, minimum=1)
+THEME_VAT_CACHE_SECONDS = env_int("THEME_VAT_CACHE_SECONDS", 86400, minimum=0)
+THEME_WISHLIST_MAX_ITEMS = env_int("THEME_WISHLIST_MAX_ITEMS", 100, minimum=1)
+THEME_NEWSLETTER_CONFIRM_SECONDS = env_int("THEME_NEWSLETTER_CONFIRM_SECONDS", 172800, minimum=60)
+# A pending address gets at most one confirmation e-mail per this many seconds.
+THEME_NEWSLETTER_RESEND_SECONDS = env_int("THEME_NEWSLETTER_RESEND_SECONDS", 600, minimum=0)
+THROTTLE_DEFAULTS |= {"newsletter_subscribe": "5/hour", "vat_validate": "30/min"}
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
+    scope: _rate(scope, THROTTLE_DEFAULTS[scope])
+    for scope in ("newsletter_subscribe", "vat_validate")
+}

@@ -8,3 +8,6 @@ class ThemeStorefrontConfig(AppConfig):
     name = "theme.storefront"
     label = "theme_storefront"
     verbose_name = "Theme: storefront"
+
+    def ready(self):
+        from theme.storefront import listeners  # noqa: F401 - connects the receivers

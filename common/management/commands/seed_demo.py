@@ -18,6 +18,7 @@ SEEDERS = [
     ("ERP CRM", "erp.crm.demo.seed"),
     ("ERP accounting", "erp.accounting.demo.seed"),
     ("ERP HR", "erp.hr.demo.seed"),
+    ("Theme storefront (menus, theme settings)", "theme.storefront.demo.seed"),
 ]
 
 
