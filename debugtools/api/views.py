@@ -13,6 +13,7 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from rest_framework.response import Response
 
+from common.api.negotiation import JSONOnlyContentNegotiation
 from debugtools import selectors, services
 from debugtools.choices import Level, Source
 from store.common.capabilities import MANAGE_OPTIONS
@@ -64,9 +65,18 @@ def _filters(params: dict) -> dict:
     }
 
 
+class JSONAlwaysNegotiation(JSONOnlyContentNegotiation):
+    """JSON whatever the Accept header and the `format` query parameter (DRF's format
+    override would answer 404 to `?format=zip`, which /debug/download takes as its own)."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return (renderers[0], renderers[0].media_type)
+
+
 class DebugView(StoreAPIView):
     access = {"*": MANAGE_OPTIONS}
     openapi_tag = "Debug"
+    content_negotiation_class = JSONAlwaysNegotiation
 
     @staticmethod
     def no_store(response):
