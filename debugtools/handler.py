@@ -51,6 +51,7 @@ BATCH = 200
 DEFAULT_LEVEL = int(Level.WARNING)
 
 _state = {"level": DEFAULT_LEVEL}
+_RELEASE = object()  # put on the queue: the writer closes its connection
 _local = threading.local()
 _handlers: list[DatabaseHandler] = []
 
@@ -130,6 +131,17 @@ class DatabaseHandler(logging.Handler):
             time.sleep(0.005)
         return True
 
+    def release_connection(self, timeout: float = 2.0) -> bool:
+        """Have the writer close its database connection (it opens a new one when it next
+        writes): for a test run that drops its database, or a deploy that wants it gone."""
+        if self._queue is None or self._pid != os.getpid():
+            return True
+        try:
+            self._queue.put(_RELEASE, timeout=timeout)
+        except queue.Full:
+            return False
+        return self.flush(timeout=timeout)
+
     def close(self) -> None:
         self.flush(timeout=2.0)
         super().close()
@@ -169,8 +181,11 @@ class DatabaseHandler(logging.Handler):
                         batch.append(pending.get_nowait())
                     except queue.Empty:
                         break
-                if batch:
-                    self._write(batch)
+                rows = [item for item in batch if item is not _RELEASE]
+                if rows:
+                    self._write(rows)
+                if len(rows) != len(batch):
+                    self._disconnect()
             except Exception:  # noqa: BLE001 - the writer must outlive any failure
                 self.failed += len(batch)
             finally:

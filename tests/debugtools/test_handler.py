@@ -36,6 +36,7 @@ def recorder(settings, monkeypatch):
     found.flush()
     yield found
     assert found.flush(timeout=5)
+    assert found.release_connection(timeout=5)  # the test database can then be dropped
 
 
 def test_a_record_at_the_level_is_recorded_with_its_request_id_and_context(recorder):
