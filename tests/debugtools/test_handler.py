@@ -10,6 +10,7 @@ import time
 
 import pytest
 from django.db import OperationalError, connection, connections, transaction
+from django.test import Client
 
 from common import observability
 from debugtools import handler as handler_module
@@ -105,6 +106,22 @@ def test_the_error_of_a_rolled_back_transaction_is_kept(recorder):
     assert list(LogEntry.objects.values_list("message", flat=True)) == [
         "failed inside the transaction"  # ...its error is not
     ]
+
+
+@pytest.mark.urls("tests.debugtools.failing_urls")
+def test_a_failing_request_keeps_its_error_with_its_request_id(recorder):
+    client = Client(raise_request_exception=False)
+    response = client.get("/fail?token=secret-in-query", HTTP_X_REQUEST_ID="req-500")
+    assert response.status_code == 500
+    assert recorder.flush(timeout=5)
+    assert not DebugSettings.objects.exists()  # the request's write was rolled back
+    stored = LogEntry.objects.get(logger="django.request")
+    assert stored.level == Level.ERROR
+    assert stored.request_id == "req-500"
+    assert stored.context["request"] == {"method": "GET", "path": "/fail"}
+    assert stored.context["status_code"] == 500
+    assert "RuntimeError: the view failed" in stored.context["exception"]["traceback"]
+    assert "secret-in-query" not in str(stored.context)
 
 
 def test_the_handler_never_raises_nor_blocks_while_the_database_is_down(recorder, monkeypatch):
