@@ -186,6 +186,8 @@ class DatabaseHandler(logging.Handler):
                     self._write(rows)
                 if len(rows) != len(batch):
                     self._disconnect()
+                else:
+                    self._tidy_connection()
             except Exception:  # noqa: BLE001 - the writer must outlive any failure
                 self.failed += len(batch)
             finally:
@@ -200,6 +202,7 @@ class DatabaseHandler(logging.Handler):
 
             level = DebugSettings.objects.filter(pk=1).values_list("level", flat=True).first()
             note_level(level if level is not None else DEFAULT_LEVEL)
+            self._tidy_connection()
         except Exception:  # noqa: BLE001 - no database (yet): keep the level held
             self._disconnect()
 
@@ -229,6 +232,15 @@ class DatabaseHandler(logging.Handler):
             else:
                 self.written += len(rows)
                 return
+
+    @staticmethod
+    def _tidy_connection() -> None:
+        """As Django does between requests: the connection is closed once past CONN_MAX_AGE
+        (at once with 0, so a pooled connection goes back to the pool after each batch)."""
+        from django.db import connection
+
+        with contextlib.suppress(Exception):
+            connection.close_if_unusable_or_obsolete()
 
     @staticmethod
     def _disconnect() -> None:
