@@ -121,9 +121,12 @@ def _pending_migrations() -> dict:
 
 
 def _deploy_warnings() -> list[dict]:
-    """The findings of `manage.py check --deploy` (their ids and texts: Django's and the
-    project's checks name settings, never their values)."""
-    found = checks.run_checks(include_deployment_checks=True)
+    """The findings of `manage.py check --deploy` about settings (the security and caches
+    checks: Django's and the project's; their texts name settings, never secret values). The
+    model and URL checks are left out: they cost about a second and a deploy has run them."""
+    found = checks.run_checks(
+        tags=[checks.Tags.security, checks.Tags.caches], include_deployment_checks=True
+    )
     return [
         {
             "id": message.id or "",

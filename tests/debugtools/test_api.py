@@ -399,6 +399,7 @@ def test_diagnostics_answer_versions_services_migrations_and_no_secret(admin_api
     assert body["migrations"] == {"count": 0, "migrations": []}
     assert isinstance(body["checks"], list)
     assert all(set(check) == {"id", "level", "message", "hint"} for check in body["checks"])
+    assert "security.W012" in {check["id"] for check in body["checks"]}  # insecure cookies
     assert body["debug"]["recording_level"] == "warning"
     text = response.content.decode()
     assert settings.SECRET_KEY not in text
