@@ -531,3 +531,29 @@ def test_js_log_switched_off_answers_204_and_stores_nothing(api_client):
 
 def test_js_log_takes_only_post(api_client):
     error(api_client.get(f"{BASE}/js-log"), 405)
+
+
+def test_diagnostics_name_pending_migrations(admin_api, monkeypatch):
+    from django.db.migrations.executor import MigrationExecutor
+
+    class Pending:
+        app_label, name = "debugtools", "0099_future"
+
+    monkeypatch.setattr(
+        MigrationExecutor, "migration_plan", lambda self, targets: [(Pending, False)]
+    )
+    body = admin_api.get(f"{BASE}/diagnostics").json()
+    assert body["migrations"] == {"count": 1, "migrations": ["debugtools.0099_future"]}
+
+
+def test_stats_take_the_same_queries_for_many_loggers(admin_api, django_assert_max_num_queries):
+    entry(logger="only")
+    with django_assert_max_num_queries(8) as few:
+        assert admin_api.get(f"{BASE}/stats").status_code == 200
+    LogEntry.objects.bulk_create(
+        [LogEntry(level=40, logger=f"logger.{i}", message="m") for i in range(80)]
+    )
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        body = admin_api.get(f"{BASE}/stats").json()
+    assert body["total"] == 81
+    assert len(body["by_logger"]) == 50
