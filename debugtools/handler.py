@@ -22,8 +22,9 @@ Why a writer thread with its own connection (docs/decisions.md, "Debug log entri
   kept. The caller compares with a copy of that level held in memory; the writer reads it again
   from the database every REFRESH_SECONDS (and a change made through the service is applied
   at once in the process that made it).
-- The thread is started on first use and again in a forked child (gunicorn's and Celery's
-  workers), since threads do not survive a fork. At exit, `flush` waits briefly for the queue.
+- The thread is started on first use, and again in a forked child (gunicorn's and Celery's
+  workers: threads do not survive a fork) or if it ever died. At exit, `flush` waits
+  briefly for the queue.
 
 DEBUGTOOLS_RECORD_LOGS turns it off (the test suite does: a thread writing committed rows
 outside each test's transaction would leak rows between tests; tests/debugtools turn it on).
@@ -148,10 +149,11 @@ class DatabaseHandler(logging.Handler):
 
     def _ensure_writer(self) -> queue.Queue:
         pid = os.getpid()
-        if self._pid == pid and self._queue is not None:
+        if self._pid == pid and self._queue is not None and self._thread.is_alive():
             return self._queue
         with self._start_lock:
-            if self._pid != pid or self._queue is None:
+            alive = self._thread is not None and self._thread.is_alive()
+            if self._pid != pid or self._queue is None or not alive:
                 size = self.queue_size or settings.DEBUGTOOLS_QUEUE_SIZE
                 self._queue = queue.Queue(maxsize=size)
                 self._thread = threading.Thread(

@@ -183,3 +183,27 @@ def test_switched_off_nothing_is_recorded(recorder, settings):
     log.error("not recorded")
     assert recorder.flush(timeout=5)
     assert not LogEntry.objects.exists()
+
+
+def test_a_writer_that_died_is_started_again(recorder, monkeypatch):
+    log.error("first")
+    assert recorder.release_connection(timeout=5)  # the old writer holds no connection
+    dead = recorder._thread
+    monkeypatch.setattr(dead, "is_alive", lambda: False)
+    log.error("second")
+    assert recorder._thread is not dead
+    assert recorder.flush(timeout=5)
+    assert sorted(LogEntry.objects.values_list("message", flat=True)) == ["first", "second"]
+
+
+def test_a_forked_child_starts_its_own_writer(recorder, monkeypatch):
+    import os
+
+    log.error("parent")
+    assert recorder.release_connection(timeout=5)  # the parent's writer holds no connection
+    parent_thread = recorder._thread
+    monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a forked child
+    log.error("child")
+    assert recorder._thread is not parent_thread
+    assert recorder.flush(timeout=5)
+    assert sorted(LogEntry.objects.values_list("message", flat=True)) == ["child", "parent"]
