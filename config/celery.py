@@ -33,6 +33,11 @@ app.conf.beat_schedule = {
         "task": "common.purge_outbox",
         "schedule": crontab(minute=29),
     },
+    # Debug log entries past their retention days (or beyond DEBUGTOOLS_MAX_ENTRIES).
+    "debugtools-purge-entries": {
+        "task": "debugtools.purge_entries",
+        "schedule": crontab(minute=47),
+    },
     "purge-idempotency-keys": {
         "task": "common.purge_idempotency_keys",
         "schedule": crontab(minute=17),

@@ -765,9 +765,16 @@ LOGGING = {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
             "filters": ["request_id"],
-        }
+        },
+        # The debug namespace's entries (/rest/core/v1/debug/entries): records at or above the
+        # recording level of /debug/settings, written by a thread on its own connection
+        # (debugtools.handler explains why; it never raises, blocks or recurses).
+        "debug_entries": {
+            "class": "debugtools.handler.DatabaseHandler",
+            "filters": ["request_id"],
+        },
     },
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "root": {"handlers": ["console", "debug_entries"], "level": LOG_LEVEL},
     "loggers": {
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "INFO"},
@@ -882,3 +889,18 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
     scope: _rate(scope, THROTTLE_DEFAULTS[scope])
     for scope in ("newsletter_subscribe", "vat_validate")
 }
+# --- Core namespace debug API (issue 16, point 3) --------------------------------------------
+
+# Server log records are recorded as debug entries (debugtools.handler); off: none are.
+DEBUGTOOLS_RECORD_LOGS = env_bool("DEBUGTOOLS_RECORD_LOGS", True)
+# Entries waiting for the writer thread; beyond this a flood is dropped (and counted).
+DEBUGTOOLS_QUEUE_SIZE = env_int("DEBUGTOOLS_QUEUE_SIZE", 1000, minimum=10)
+# The size cap of one entry: its message (characters) and its context (bytes of JSON).
+DEBUGTOOLS_MAX_MESSAGE_CHARS = env_int("DEBUGTOOLS_MAX_MESSAGE_CHARS", 4000, minimum=100)
+DEBUGTOOLS_MAX_CONTEXT_BYTES = env_int("DEBUGTOOLS_MAX_CONTEXT_BYTES", 16384, minimum=1024)
+# Beyond the retention days, the hourly purge also keeps at most this many entries.
+DEBUGTOOLS_MAX_ENTRIES = env_int("DEBUGTOOLS_MAX_ENTRIES", 100_000, minimum=100)
+# /debug/js-log: the largest body taken (bytes) and its rate per client address.
+DEBUGTOOLS_JS_LOG_MAX_BYTES = env_int("DEBUGTOOLS_JS_LOG_MAX_BYTES", 8192, minimum=512)
+THROTTLE_DEFAULTS["debug_js_log"] = "30/min"
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["debug_js_log"] = _rate("debug_js_log", "30/min")

@@ -13,3 +13,7 @@ import os
 os.environ["DEBUG"] = "1"
 
 from config.settings import *  # noqa: F403
+
+# The debug log's writer thread (debugtools.handler) writes committed rows on its own connection,
+# outside each test's transaction: off for the suite, on in the tests of tests/debugtools.
+DEBUGTOOLS_RECORD_LOGS = False

@@ -1,3 +1,15 @@
-from django.urls import path  # noqa: F401 - routes land here
+from django.urls import path
 
-urlpatterns: list = []
+from . import views
+
+urlpatterns = [
+    path("debug/entries", views.EntriesView.as_view()),
+    path("debug/stats", views.StatsView.as_view()),
+    path("debug/settings", views.SettingsView.as_view()),
+    path("debug/clear", views.ClearView.as_view()),
+    path("debug/download", views.DownloadView.as_view()),
+    path("debug/diagnostics", views.DiagnosticsView.as_view()),
+    path("debug/test", views.TestEntryView.as_view()),
+    path("debug/opcache-reset", views.CachesResetView.as_view()),
+    path("debug/js-log", views.JsLogView.as_view()),
+]

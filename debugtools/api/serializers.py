@@ -1,0 +1,92 @@
+"""Query parameters and bodies of the debug namespace (validated by store.common.params)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from debugtools.choices import LEVEL_NAMES, Source
+from store.common.params import (
+    CaseInsensitiveChoiceField,
+    PageField,
+    PerPageField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+)
+
+PER_PAGE_CAP = 100
+JS_LEVELS = ("debug", "info", "log", "warn", "warning", "error")
+
+
+def _level(**kwargs) -> CaseInsensitiveChoiceField:
+    kwargs.setdefault("required", False)
+    return CaseInsensitiveChoiceField(choices=LEVEL_NAMES, **kwargs)
+
+
+class FilterQuery(serializers.Serializer):
+    level = _level(help_text="The minimum level: " + ", ".join(LEVEL_NAMES) + ".")
+    logger = serializers.CharField(
+        required=False, max_length=200, help_text="A logger and its children (`store`)."
+    )
+    search = serializers.CharField(required=False, max_length=200, help_text="In the message.")
+    request_id = serializers.CharField(required=False, max_length=128)
+    source = serializers.ChoiceField(choices=Source.choices, required=False)
+    since = serializers.DateTimeField(required=False, help_text="From (inclusive), ISO 8601.")
+    until = serializers.DateTimeField(required=False, help_text="Until (exclusive), ISO 8601.")
+
+    def validate(self, attrs):
+        since, until = attrs.get("since"), attrs.get("until")
+        if since and until and since >= until:
+            raise serializers.ValidationError({"until": "Must be after since."})
+        return attrs
+
+
+class EntryListQuery(FilterQuery):
+    page = PageField()
+    per_page = PerPageField(cap=PER_PAGE_CAP, required=False, default=20)
+
+
+class DownloadQuery(FilterQuery):
+    format = serializers.ChoiceField(choices=("ndjson", "zip"), required=False, default="ndjson")
+
+
+class StatsQuery(serializers.Serializer):
+    since = serializers.DateTimeField(required=False, help_text="Default: 24 hours before until.")
+    until = serializers.DateTimeField(required=False, help_text="Default: now.")
+
+
+class SettingsBody(serializers.Serializer):
+    level = _level(help_text="Server records at or above it are recorded.")
+    retention_days = StrictIntegerField(required=False, min_value=1, max_value=365)
+    js_log_enabled = StrictBooleanField(required=False)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {str(name)[:50]: ["Unknown setting."] for name in unknown[:10]}
+                )
+        return super().to_internal_value(data)
+
+
+class ClearBody(serializers.Serializer):
+    before = serializers.DateTimeField(required=False, help_text="Only entries older than this.")
+    level = _level(help_text="Only entries of this level.")
+
+
+class TestBody(serializers.Serializer):
+    level = _level(default="info")
+    message = StrictCharField(
+        required=False, max_length=1000, default="Test entry from /debug/test."
+    )
+
+
+class JsLogBody(serializers.Serializer):
+    level = CaseInsensitiveChoiceField(choices=JS_LEVELS, required=False, default="error")
+    message = StrictCharField(max_length=2000)
+    url = StrictCharField(required=False, max_length=2000, allow_blank=True)
+    stack = StrictCharField(required=False, max_length=8000, allow_blank=True)
+    line = StrictIntegerField(required=False, min_value=0, max_value=10**9)
+    column = StrictIntegerField(required=False, min_value=0, max_value=10**9)
+    context = serializers.DictField(required=False)
