@@ -711,10 +711,22 @@ if MEDIA_STORAGE == "s3":
     }
     if not _media_storage["OPTIONS"]["bucket_name"]:
         raise ImproperlyConfigured("MEDIA_STORAGE is 's3' but AWS_STORAGE_BUCKET_NAME is unset.")
+    # Private files (employee documents): the same bucket under their own prefix, always
+    # signed URLs and never a custom (public) domain; served only through authorised routes.
+    _private_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            **_media_storage["OPTIONS"],
+            "location": env_str("AWS_PRIVATE_LOCATION", "private"),
+            "custom_domain": None,
+            "querystring_auth": True,
+        },
+    }
 else:
     _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
     "default": _media_storage,
+    **({"private": _private_storage} if MEDIA_STORAGE == "s3" else {}),
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG

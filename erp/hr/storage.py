@@ -1,9 +1,10 @@
-"""Where employee documents live: a file-system storage outside MEDIA_ROOT (never served by
-a public media URL; read back only through the authorised download routes).
+"""Where employee documents live: never served by a public media URL, read back only through
+the authorised download routes.
 
-Its root is settings.HR_DOCUMENTS_ROOT, read at each use (tests point it at a temporary
-directory). Another backend (S3 without public ACLs, ...) can replace it: the services only
-use Django's storage API (save, open, delete, exists).
+On one machine: a file-system storage outside MEDIA_ROOT, its root settings.HR_DOCUMENTS_ROOT
+read at each use (tests point it at a temporary directory). With MEDIA_STORAGE=s3 (several
+machines, docs/deploy.md): the `private` storage of settings.STORAGES, the shared bucket under
+its private prefix. The services only use Django's storage API (save, open, delete, exists).
 """
 
 from __future__ import annotations
@@ -34,4 +35,8 @@ private_storage = PrivateDocumentStorage()
 
 
 def document_storage():
+    if "private" in settings.STORAGES:
+        from django.core.files.storage import storages
+
+        return storages["private"]
     return private_storage

@@ -281,3 +281,29 @@ def test_media_storage_s3_needs_a_bucket():
     )
     assert out.returncode != 0
     assert "AWS_STORAGE_BUCKET_NAME" in out.stderr
+
+
+def test_with_s3_employee_documents_go_to_the_buckets_private_prefix():
+    code = (
+        "import django; django.setup()\n"
+        "from erp.hr.models import EmployeeDocument\n"
+        "storage = EmployeeDocument._meta.get_field('file').storage\n"
+        "print(type(storage).__name__, storage.location, storage.querystring_auth, "
+        "storage.custom_domain)"
+    )
+    out = subprocess.run(  # noqa: S603 - our own interpreter
+        [sys.executable, "-c", code],
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "1",
+            "MEDIA_STORAGE": "s3",
+            "AWS_STORAGE_BUCKET_NAME": "emporion-media",
+            "AWS_S3_CUSTOM_DOMAIN": "cdn.example.com",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["S3Storage", "private", "True", "None"]
