@@ -89,6 +89,9 @@ INSTALLED_APPS += [
     "erp.hr",
     # The theme namespace and the core debug namespace (issue 16).
     "theme.storefront",
+    "theme.builder",
+    "theme.modules",
+    "theme.mcp",
     "debugtools",
     # Cross-origin access (issue 17): the middleware below answers preflights.
     "corsheaders",

@@ -5,4 +5,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("theme.storefront.api.urls")),
+    path("", include("theme.builder.api.urls")),
+    path("", include("theme.modules.api.urls")),
+    path("", include("theme.mcp.api.urls")),
 ]
