@@ -311,7 +311,7 @@ class LeaveRequestListView(HRView):
 
 
 class LeaveRequestDetailView(HRResourceView):
-    access = {"GET": LOGGED_IN}
+    access = {"*": LOGGED_IN}  # read-only: GET is the one method it answers
     resource = "leave request"
     id_kwarg = "request_id"
     output_serializer = s.LeaveRequestSerializer

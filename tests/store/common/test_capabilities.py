@@ -43,6 +43,12 @@ STRICT_LIMITS = {
     ("rest/ec/v1/checkout/<id:checkout_id>", "PUT"): "cart_write",
     ("rest/ec/v1/checkout/<id:checkout_id>/validate", "POST"): "cart_write",
     ("rest/ec/v1/emails/test", "POST"): "email_test",  # issue 12: it mails any address
+    # issue 17: a store webhook's test ping sends a request to an outside address at once
+    ("rest/ec/v1/webhooks/<id:webhook_id>/test", "POST"): "webhook_send",
+    (
+        "rest/ec/v1/webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver",
+        "POST",
+    ): "webhook_send",
 }
 
 
