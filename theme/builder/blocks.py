@@ -25,11 +25,12 @@ MAX_ERRORS = 20
 MAX_ID = 2**63 - 1
 
 # http(s) with a host, a site-relative path or a fragment; no spaces, quotes, angle brackets,
-# backslashes (a browser reads `/\host` as `//host`) or control characters.
+# backslashes (a browser reads `/\host` as `//host`) or control characters. It ends with
+# (?![\s\S]), not $: Python's $ (jsonschema uses re.search) also matches before a final \n.
 URL_PATTERN = (
     r"^(?:https?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][^\s\"'<>\\`\x00-\x1f\x7f]*)?"
     r"|/(?![/\\])[^\s\"'<>\\`\x00-\x1f\x7f]*"
-    r"|#[A-Za-z0-9_\-:.]*)$"
+    r"|#[A-Za-z0-9_\-:.]*)(?![\s\S])"
 )
 URL = {"type": "string", "maxLength": 2000, "pattern": URL_PATTERN}
 ALIGN = {"type": "string", "enum": ["left", "center", "right"], "default": "left"}
