@@ -123,8 +123,11 @@ def test_a_stored_bad_url_renders_as_a_fragment(clients):
         ],
     )
     html = clients["editor"].get(f"{BUILDER}/preview/5").json()["html"]
-    assert 'href="#"' in html and 'src="#"' in html
-    assert "javascript" not in html and "<script" not in html and "onclick" not in html
+    assert 'href="#"' in html
+    assert 'src="#"' in html
+    assert "javascript" not in html
+    assert "<script" not in html
+    assert "onclick" not in html
     assert "<h2" in html
 
 
@@ -133,7 +136,8 @@ def test_preview_of_the_saved_layout_and_of_a_posted_one(clients):
     editor.post(f"{BUILDER}/layout/9", {"blocks": hostile_layout(), "version": 0}, format="json")
     saved = editor.get(f"{BUILDER}/preview/9")
     assert saved.status_code == 200
-    assert saved.json()["version"] == 1 and saved.json()["status"] == "draft"
+    assert saved.json()["version"] == 1
+    assert saved.json()["status"] == "draft"
     assert_inert(saved.json()["html"])
     posted = editor.post(f"{BUILDER}/preview/9", {"blocks": [HEADING]}, format="json")
     assert posted.status_code == 200
