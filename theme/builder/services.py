@@ -126,6 +126,8 @@ def template_update(
     cleaned = template_check(fields=fields, template_id=template_id)
     if version is not None and version != template.version:
         raise _stale("template", template.version, version)
+    if not cleaned:  # nothing to change: no new version
+        return template
     with transaction.atomic():
         expected = template.version if version is None else version
         changed = LayoutTemplate.objects.filter(pk=template.pk, version=expected).update(
