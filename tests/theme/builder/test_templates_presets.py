@@ -133,7 +133,8 @@ def test_every_shipped_preset_is_valid():
     for (category, slug), preset in presets.items():
         assert selectors.SLUG.match(category), category
         assert selectors.SLUG.match(slug), slug
-        assert isinstance(preset["version"], int) and preset["version"] >= 1
+        assert isinstance(preset["version"], int)
+        assert preset["version"] >= 1
         assert preset["name"]
         assert block_types.check_layout(preset["blocks"]) == {}, (category, slug)
 
