@@ -20,7 +20,7 @@ class Layout(models.Model):
     page_id = models.PositiveBigIntegerField(
         unique=True, help_text="The page or post this layout belongs to."
     )
-    blocks = models.JSONField(default=list)
+    blocks = models.JSONField(default=list, blank=True)
     status = models.CharField(
         max_length=16, choices=LayoutStatus.choices, default=LayoutStatus.DRAFT
     )
@@ -53,7 +53,7 @@ class Layout(models.Model):
 class LayoutTemplate(models.Model):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, max_length=2000)
-    blocks = models.JSONField(default=list)
+    blocks = models.JSONField(default=list, blank=True)
     version = models.PositiveIntegerField(default=1)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,
