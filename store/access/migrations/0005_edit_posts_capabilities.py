@@ -4,14 +4,51 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('store_access', '0004_webhooks_capability'),
+        ("store_access", "0004_webhooks_capability"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='capability',
-            options={'default_permissions': (), 'managed': False, 'permissions': [('manage_options', 'Administrator: every store route, settings, the API description'), ('ec_manage_products', 'Products, variants, categories, attributes, brands and media'), ('ec_manage_reviews', 'Moderate product reviews'), ('ec_manage_orders', 'Read and edit orders, payments and shipments'), ('ec_manage_customers', 'Customers and their addresses'), ('ec_manage_settings', 'Store settings'), ('ec_manage_managers', 'Managers and roles'), ('ec_manage_coupons', 'Coupons'), ('ec_manage_inventory', 'Warehouses and stock'), ('ec_manage_shipping', 'Shipping zones, methods and couriers'), ('ec_manage_tax', 'Tax classes and rates'), ('ec_manage_payments', 'Payment gateways and refunds'), ('ec_manage_emails', 'E-mail templates and settings'), ('ec_manage_marketplace', 'Marketplace sync and feeds'), ('ec_manage_reports', 'Dashboard and reports'), ('ec_manage_invoicing', 'ERP: invoicing'), ('ec_manage_purchasing', 'ERP: suppliers and purchasing'), ('ec_manage_accounting', 'ERP: accounting'), ('ec_manage_crm', 'ERP: CRM'), ('ec_manage_hr', 'ERP: HR'), ('ec_manage_webhooks', 'Store webhooks: register receivers of store events'), ('edit_posts', 'Page builder: every page layout and the saved templates'), ('edit_post', "Page builder: new page layouts and one's own, preview and render")], 'verbose_name_plural': 'capabilities'},
+            name="capability",
+            options={
+                "default_permissions": (),
+                "managed": False,
+                "permissions": [
+                    (
+                        "manage_options",
+                        "Administrator: every store route, settings, the API description",
+                    ),
+                    (
+                        "ec_manage_products",
+                        "Products, variants, categories, attributes, brands and media",
+                    ),
+                    ("ec_manage_reviews", "Moderate product reviews"),
+                    ("ec_manage_orders", "Read and edit orders, payments and shipments"),
+                    ("ec_manage_customers", "Customers and their addresses"),
+                    ("ec_manage_settings", "Store settings"),
+                    ("ec_manage_managers", "Managers and roles"),
+                    ("ec_manage_coupons", "Coupons"),
+                    ("ec_manage_inventory", "Warehouses and stock"),
+                    ("ec_manage_shipping", "Shipping zones, methods and couriers"),
+                    ("ec_manage_tax", "Tax classes and rates"),
+                    ("ec_manage_payments", "Payment gateways and refunds"),
+                    ("ec_manage_emails", "E-mail templates and settings"),
+                    ("ec_manage_marketplace", "Marketplace sync and feeds"),
+                    ("ec_manage_reports", "Dashboard and reports"),
+                    ("ec_manage_invoicing", "ERP: invoicing"),
+                    ("ec_manage_purchasing", "ERP: suppliers and purchasing"),
+                    ("ec_manage_accounting", "ERP: accounting"),
+                    ("ec_manage_crm", "ERP: CRM"),
+                    ("ec_manage_hr", "ERP: HR"),
+                    ("ec_manage_webhooks", "Store webhooks: register receivers of store events"),
+                    ("edit_posts", "Page builder: every page layout and the saved templates"),
+                    (
+                        "edit_post",
+                        "Page builder: new page layouts and one's own, preview and render",
+                    ),
+                ],
+                "verbose_name_plural": "capabilities",
+            },
         ),
     ]
