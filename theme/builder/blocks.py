@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 MAX_DEPTH = 6
 MAX_BLOCKS = 300
@@ -190,11 +190,21 @@ TOP_LEVEL = CONTENT
 BLOCK_KEYS = frozenset({"type", "settings", "children"})
 
 
+# JSON Schema counts 2.0 as an integer; the builder takes integers only (what it stores is
+# what it renders, and a 2.0 would fail the renderer's own checks).
+StrictValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+
+
 @cache
-def validator(block_type: str) -> Draft202012Validator:
+def validator(block_type: str):
     schema = BLOCK_TYPES[block_type].schema
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return StrictValidator(schema)
 
 
 def _where(path: str, error) -> str:
@@ -300,11 +310,16 @@ def product_references(blocks: list) -> tuple[set[int], set[int]]:
     """The product ids and category ids a (valid) layout's product grids name."""
     products: set[int] = set()
     categories: set[int] = set()
-    for block in blocks:
-        if block["type"] == "product_grid":
-            products.update(block["settings"].get("product_ids", []))
-            if "category_id" in block["settings"]:
-                categories.add(block["settings"]["category_id"])
+    for block in blocks if isinstance(blocks, list) else ():
+        if not isinstance(block, dict):
+            continue
+        settings = block.get("settings")
+        if block.get("type") == "product_grid" and isinstance(settings, dict):
+            ids = settings.get("product_ids", [])
+            if isinstance(ids, list):
+                products.update(i for i in ids if isinstance(i, int))
+            if isinstance(settings.get("category_id"), int):
+                categories.add(settings["category_id"])
         sub_products, sub_categories = product_references(block.get("children", []))
         products |= sub_products
         categories |= sub_categories

@@ -153,19 +153,28 @@ RENDERERS = {
 
 
 def grid_key(settings: dict) -> tuple:
-    """What a product grid shows, as a key of the looked-up products."""
-    if "product_ids" in settings:
-        return ("ids", tuple(settings["product_ids"]))
-    return ("category", settings.get("category_id"), settings.get("limit", 8))
+    """What a product grid shows, as a key of the looked-up products (values checked again:
+    a stored layout is rendered as it is)."""
+    ids = settings.get("product_ids")
+    if isinstance(ids, list):
+        return ("ids", tuple(i for i in ids[:48] if isinstance(i, int)))
+    limit = settings.get("limit", 8)
+    limit = limit if isinstance(limit, int) and 1 <= limit <= 48 else 8
+    category = settings.get("category_id")
+    return ("category", category if isinstance(category, int) else None, limit)
 
 
 def render_blocks(blocks: list, ctx: dict) -> SafeString:
     parts = []
-    for block in blocks:
+    for block in blocks if isinstance(blocks, list) else ():
+        if not isinstance(block, dict):
+            continue
         renderer = RENDERERS.get(block.get("type"))
         if renderer is None:  # a type removed since the layout was saved: left out
             continue
-        parts.append(renderer(block.get("settings", {}), block.get("children", []), ctx))
+        settings = block.get("settings")
+        settings = settings if isinstance(settings, dict) else {}
+        parts.append(renderer(settings, block.get("children", []), ctx))
     return format_html_join("", "{}", ((part,) for part in parts))
 
 

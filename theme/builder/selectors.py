@@ -75,10 +75,13 @@ def grid_products(blocks: list) -> dict:
     grids: dict = {}
 
     def walk(items):
-        for block in items:
-            if block["type"] == "product_grid":
-                key = grid_key(block["settings"])
-                if key in grids:
+        for block in items if isinstance(items, list) else ():
+            if not isinstance(block, dict):
+                continue
+            settings = block.get("settings")
+            if block.get("type") == "product_grid" and isinstance(settings, dict):
+                key = grid_key(settings)
+                if key in grids or (key[0] == "category" and key[1] is None):
                     continue
                 if key[0] == "ids":
                     grids[key] = [chosen[i] for i in key[1] if i in chosen]

@@ -167,6 +167,7 @@ def test_edit_post_alone_cannot_change_someone_elses_layout(clients, store_clien
             "blocks[0].settings.product_ids[0]",
         ),
         ([{"type": "spacer", "settings": {"height": True}}], "blocks[0].settings.height"),
+        ([{"type": "spacer", "settings": {"height": 10.0}}], "blocks[0].settings.height"),
         ([["heading"]], "blocks[0]"),
         ([{"type": "heading", "settings": "x"}], "blocks[0].settings"),
         ([{"type": "heading", "settings": {"text": "x"}, "script": 1}], "blocks[0]"),

@@ -120,6 +120,11 @@ def test_a_stored_bad_url_renders_as_a_fragment(clients):
             {"type": "image", "settings": {"src": '"><script>', "alt": "a"}},
             {"type": "heading", "settings": {"text": "x", "level": '1 onclick="y"'}},
             {"type": "retired_type", "settings": {}},
+            "not a block",
+            {"type": "spacer", "settings": "x"},
+            {"type": "product_grid", "settings": {"product_ids": "1", "limit": "x"}},
+            {"type": "product_grid", "settings": {"category_id": "1", "limit": "x"}},
+            {"type": "columns", "children": "x"},
         ],
     )
     html = clients["editor"].get(f"{BUILDER}/preview/5").json()["html"]
