@@ -75,3 +75,20 @@ def test_templates_go_through_the_services(staff):
     delete = reverse("admin:theme_builder_layouttemplate_delete", args=[template.pk])
     assert staff.post(delete, {"post": "yes"}).status_code == 302
     assert not LayoutTemplate.objects.exists()
+
+
+def test_the_demo_is_idempotent_and_valid():
+    from theme.builder import blocks as block_types
+    from theme.builder import demo
+
+    first = demo.seed()
+    assert any("published" in line for line in first)
+    assert demo.seed() == [
+        "  layout of page 1: kept",
+        "  template 'Centered hero': kept",
+        "  template 'Featured products': kept",
+    ]
+    layout = Layout.objects.get(page_id=1)
+    assert layout.status == "published"
+    assert block_types.check_layout(layout.blocks) == {}
+    assert LayoutTemplate.objects.count() == 2
