@@ -919,3 +919,8 @@ DEBUGTOOLS_MAX_ENTRIES = env_int("DEBUGTOOLS_MAX_ENTRIES", 100_000, minimum=100)
 DEBUGTOOLS_JS_LOG_MAX_BYTES = env_int("DEBUGTOOLS_JS_LOG_MAX_BYTES", 8192, minimum=512)
 THROTTLE_DEFAULTS["debug_js_log"] = "30/min"
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["debug_js_log"] = _rate("debug_js_log", "30/min")
+
+# Theme page builder (issue 16): a layout's status.
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {"ThemeLayoutStatusEnum": "theme.builder.models.LayoutStatus"}
+)

@@ -36,6 +36,13 @@ MANAGE_REVIEWS = manage("reviews")
 # Store webhooks (issue 17): they send order, product and customer data to outside URLs, so
 # administrators only (manage_options) unless a role is given it; not the shop manager's.
 MANAGE_WEBHOOKS = manage("webhooks")
+# The theme's page builder (issue 16; spec: "Builder endpoints require edit_posts or
+# edit_post"), named as the spec names them (no prefix). edit_post: build page layouts (save
+# new ones and one's own, preview, render, read templates); edit_posts: every layout, whoever
+# first saved it, and the saved templates. Holding edit_posts satisfies edit_post (the
+# builder's views check it; docs/decisions.md, Page builder).
+EDIT_POSTS = "edit_posts"
+EDIT_POST = "edit_post"
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability(manage("crm"), "ERP: CRM"),
     Capability(manage("hr"), "ERP: HR"),
     Capability(MANAGE_WEBHOOKS, "Store webhooks: register receivers of store events"),
+    Capability(EDIT_POSTS, "Page builder: every page layout and the saved templates"),
+    Capability(EDIT_POST, "Page builder: new page layouts and one's own, preview and render"),
 )
 CODENAMES = frozenset(c.codename for c in CAPABILITIES)
 
@@ -81,6 +90,8 @@ SHOP_MANAGER_CAPABILITIES = (
     manage("inventory"),
     manage("shipping"),
     manage("reports"),
+    EDIT_POSTS,  # the storefront's pages (issue 16)
+    EDIT_POST,
 )
 # Shop managers also get the Django admin's model permissions of these apps.
 # (Tax stays with administrators.)

@@ -19,6 +19,7 @@ SEEDERS = [
     ("ERP accounting", "erp.accounting.demo.seed"),
     ("ERP HR", "erp.hr.demo.seed"),
     ("Theme storefront (menus, theme settings)", "theme.storefront.demo.seed"),
+    ("Theme page builder (a home-page layout, templates)", "theme.builder.demo.seed"),
 ]
 
 
