@@ -86,12 +86,10 @@ def _scope(request, user) -> dict:
 
 @method_decorator(csrf_exempt, name="dispatch")
 class McpView(View):
-    http_method_names = ["post", "get", "delete", "options"]
-
     def get(self, request, *args, **kwargs):
         return self._not_streamed()
 
-    def delete(self, request, *args, **kwargs):
+    def http_method_not_allowed(self, request, *args, **kwargs):
         return self._not_streamed()
 
     def options(self, request, *args, **kwargs):
