@@ -122,6 +122,7 @@ def test_every_tool_answers_redacted(url, admin_auth, shop):
     assert got["customer"]["id"] == buyer.pk
     assert got["customer"]["email"] == REDACTED
     assert results["stats"]["totals"]["orders"] == 1
+    assert results["stats"]["period"]["label"] == "30d"
     assert results["low"]["items"][0]["product_id"] == lamp.pk
     customers = results["customers"]["customers"]
     assert [c["id"] for c in customers] == [buyer.pk]
