@@ -61,6 +61,13 @@ def _hostile(value, depth: int = 0) -> str | None:
     return None
 
 
+def _port(request) -> int:
+    try:
+        return int(request.get_port())
+    except (TypeError, ValueError):
+        return 443 if request.is_secure() else 80
+
+
 def _scope(request, user) -> dict:
     headers = [
         (name.lower().encode("latin-1", "replace"), value.encode("latin-1", "replace"))
@@ -77,7 +84,7 @@ def _scope(request, user) -> dict:
         "root_path": "",
         "query_string": request.META.get("QUERY_STRING", "").encode("latin-1", "replace"),
         "headers": headers,
-        "server": (request.META.get("SERVER_NAME", "localhost"), int(request.get_port() or 80)),
+        "server": (request.META.get("SERVER_NAME", "localhost"), _port(request)),
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
         "state": {},
         server.USER_KEY: user,
