@@ -899,6 +899,13 @@ THEME_WISHLIST_MAX_ITEMS = env_int("THEME_WISHLIST_MAX_ITEMS", 100, minimum=1)
 THEME_NEWSLETTER_CONFIRM_SECONDS = env_int("THEME_NEWSLETTER_CONFIRM_SECONDS", 172800, minimum=60)
 # A pending address gets at most one confirmation e-mail per this many seconds.
 THEME_NEWSLETTER_RESEND_SECONDS = env_int("THEME_NEWSLETTER_RESEND_SECONDS", 600, minimum=0)
+# The AI tool endpoint (theme.mcp): tool calls per account per minute (counted in the cache,
+# best-effort) and per UTC day (counted in the database, the truth); 0 turns a limit off.
+THEME_MCP_CALLS_PER_MINUTE = env_int("THEME_MCP_CALLS_PER_MINUTE", 30, minimum=0)
+THEME_MCP_CALLS_PER_DAY = env_int("THEME_MCP_CALLS_PER_DAY", 1000, minimum=0)
+THEME_MCP_MAX_BODY_BYTES = env_int("THEME_MCP_MAX_BODY_BYTES", 262144, minimum=1024)
+# The SDK logs every stateless request's start and end at INFO: kept to warnings and errors.
+LOGGING["loggers"]["mcp"] = {"level": "WARNING"}
 THROTTLE_DEFAULTS |= {"newsletter_subscribe": "5/hour", "vat_validate": "30/min"}
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] |= {
     scope: _rate(scope, THROTTLE_DEFAULTS[scope])

@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401 - routes land here
+from django.urls import path
 
-urlpatterns: list = []
+from theme.mcp.api.views import McpView
+
+urlpatterns = [
+    path("mcp", McpView.as_view(), name="theme-mcp"),
+]

@@ -1,0 +1,303 @@
+"""The MCP server of the AI tool endpoint, on the official SDK's low-level `Server`, and the
+bridge that runs its Streamable HTTP transport for one Django request.
+
+Each HTTP request gets a fresh `StreamableHTTPSessionManager` in stateless mode with JSON
+responses (no session, no SSE stream): the view hands it the request as an ASGI scope and
+collects its answer, through asgiref's `async_to_sync`. Abilities read the database through
+`sync_to_async(thread_sensitive=True)`, i.e. on the request's own thread and connection.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+import anyio
+from asgiref.sync import sync_to_async
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import McpError
+from rest_framework.exceptions import APIException
+
+from store.common.capabilities import MANAGE_CUSTOMERS, MANAGE_ORDERS, MANAGE_PRODUCTS, manage
+from store.orders.choices import OrderStatus
+from theme.mcp import selectors, services
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "emporion-store"
+USER_KEY = "emporion.user"
+MAX_ID = 2_147_483_647
+PERIODS = ("today", "7d", "30d", "month", "year")
+
+
+def _int(description: str, *, default: int | None = None, maximum: int = MAX_ID) -> dict:
+    schema = {"type": "integer", "minimum": 1, "maximum": maximum, "description": description}
+    if default is not None:
+        schema["default"] = default
+    return schema
+
+
+def _text(description: str, *, max_length: int = 200, min_length: int = 0) -> dict:
+    return {
+        "type": "string",
+        "minLength": min_length,
+        "maxLength": max_length,
+        "description": description,
+    }
+
+
+def _date(description: str) -> dict:
+    return {
+        "type": "string",
+        "format": "date",
+        "pattern": r"^\d{4}-\d{2}-\d{2}$",
+        "description": description,
+    }
+
+
+def _object(properties: dict, required: tuple = ()) -> dict:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+@dataclass(frozen=True)
+class Ability:
+    name: str
+    title: str
+    description: str
+    capability: str
+    input_schema: dict
+    run: Callable[[dict], dict]
+
+
+class BadArgument(ValueError):
+    pass
+
+
+def _clean_text(value: str) -> str:
+    if "\x00" in value or any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise BadArgument("Text arguments may not contain NUL characters or lone surrogates.")
+    return value.strip()
+
+
+def _day(value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise BadArgument(f"Not a date (YYYY-MM-DD): {value}") from None
+
+
+ABILITIES: tuple[Ability, ...] = (
+    Ability(
+        "search_products",
+        "Search products",
+        "Search the store's published products by title, SKU or description.",
+        MANAGE_PRODUCTS,
+        _object(
+            {
+                "query": _text("Words to search for", min_length=1),
+                "limit": _int("At most this many products", default=10, maximum=50),
+            },
+            ("query",),
+        ),
+        lambda a: selectors.search_products(
+            query=_clean_text(a["query"]), limit=a.get("limit", 10)
+        ),
+    ),
+    Ability(
+        "get_product",
+        "Read a product",
+        "One product by id (drafts and archived ones included), with its variants and stock.",
+        MANAGE_PRODUCTS,
+        _object({"product_id": _int("The product's id")}, ("product_id",)),
+        lambda a: selectors.read_product(product_id=a["product_id"]),
+    ),
+    Ability(
+        "list_orders",
+        "List orders",
+        "A page of orders, the newest first, optionally filtered by status and dates. "
+        "Buyers' personal data is redacted.",
+        MANAGE_ORDERS,
+        _object(
+            {
+                "status": {"type": "string", "enum": list(OrderStatus.values)},
+                "date_from": _date("Orders made on or after this day"),
+                "date_to": _date("Orders made on or before this day"),
+                "page": _int("The page", default=1, maximum=10_000),
+                "per_page": _int("Orders per page", default=20, maximum=selectors.MAX_PER_PAGE),
+            }
+        ),
+        lambda a: selectors.list_orders(
+            status=a.get("status"),
+            date_from=_day(a.get("date_from")),
+            date_to=_day(a.get("date_to")),
+            page=a.get("page", 1),
+            per_page=a.get("per_page", 20),
+        ),
+    ),
+    Ability(
+        "get_order",
+        "Read an order",
+        "One order by id with its items, payments, shipments and status history. The buyer's "
+        "identity and addresses are redacted (countries kept).",
+        MANAGE_ORDERS,
+        _object({"order_id": _int("The order's id")}, ("order_id",)),
+        lambda a: selectors.read_order(order_id=a["order_id"]),
+    ),
+    Ability(
+        "store_stats",
+        "Store statistics",
+        "Sales, orders, new customers, top products and low stock for a period, with the "
+        "previous period for comparison.",
+        manage("reports"),
+        _object({"period": {"type": "string", "enum": list(PERIODS), "default": "30d"}}),
+        lambda a: selectors.store_stats(period=a.get("period", "30d")),
+    ),
+    Ability(
+        "low_stock",
+        "Low stock",
+        "Tracked products and variants at or below their low-stock threshold, emptiest first.",
+        manage("inventory"),
+        _object({"limit": _int("At most this many items", default=20, maximum=100)}),
+        lambda a: selectors.low_stock(limit=a.get("limit", 20)),
+    ),
+    Ability(
+        "customer_summaries",
+        "Customer summaries",
+        "A page of customers with their order count, total spent and last order. Who they are "
+        "(e-mail, names, phone) is redacted.",
+        MANAGE_CUSTOMERS,
+        _object(
+            {
+                "search": _text("Words in the customer's e-mail or name", max_length=100),
+                "page": _int("The page", default=1, maximum=10_000),
+                "per_page": _int("Customers per page", default=20, maximum=selectors.MAX_PER_PAGE),
+            }
+        ),
+        lambda a: selectors.customer_summaries(
+            search=_clean_text(a.get("search", "")),
+            page=a.get("page", 1),
+            per_page=a.get("per_page", 20),
+        ),
+    ),
+)
+BY_NAME = {ability.name: ability for ability in ABILITIES}
+
+
+def tools() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=a.name,
+            title=a.title,
+            description=a.description,
+            inputSchema=a.input_schema,
+            annotations=types.ToolAnnotations(
+                title=a.title, readOnlyHint=True, destructiveHint=False, openWorldHint=False
+            ),
+        )
+        for a in ABILITIES
+    ]
+
+
+def _refuse(refusal: services.Refusal) -> McpError:
+    return McpError(types.ErrorData(code=refusal.code, message=refusal.message, data=refusal.data))
+
+
+def _check(user, ability: Ability) -> services.Refusal | None:
+    """The ability's capability and the store's licence, then the limits (a refused call
+    is not counted against the day)."""
+    return services.check_access(user, ability.capability) or services.count_call(user)
+
+
+def _run(ability: Ability, arguments: dict) -> dict:
+    """The ability, on the request's thread. A bad argument or a missing record is the tool's
+    own error result (an exception the SDK turns into `isError: true` with its message);
+    anything unexpected is logged and answered without its details."""
+    try:
+        return ability.run(arguments)
+    except BadArgument:
+        raise
+    except APIException as exc:  # the store's refusals (404 product_not_found, ...)
+        raise ToolFailed(str(exc.detail)) from None
+    except Exception:
+        logger.exception("MCP tool %s failed", ability.name)
+        raise ToolFailed(f"The {ability.name} tool failed; the error was logged.") from None
+
+
+class ToolFailed(Exception):
+    pass
+
+
+def build_server() -> Server:
+    """The server of one request: the tools, and their guard (capability, licence, limits)
+    run before the SDK's own handler validates the arguments and calls the tool."""
+    server: Server = Server(
+        SERVER_NAME,
+        instructions=(
+            "Read-only tools over the Emporion store: products, orders, statistics, low stock "
+            "and customer summaries. Personal data (e-mails, phones, names, addresses) is "
+            "redacted."
+        ),
+    )
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return tools()
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict) -> dict:
+        return await sync_to_async(_run, thread_sensitive=True)(BY_NAME[name], arguments)
+
+    inner = server.request_handlers[types.CallToolRequest]
+
+    async def guarded(req: types.CallToolRequest):
+        # Refusals are raised here, outside the SDK's call_tool wrapper (which turns any
+        # exception into a tool result): a refusal is the protocol's error, not a result.
+        ability = BY_NAME.get(req.params.name)
+        if ability is None:
+            raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message="Unknown tool."))
+        user = server.request_context.request.scope[USER_KEY]
+        refusal = await sync_to_async(_check, thread_sensitive=True)(user, ability)
+        if refusal is not None:
+            raise _refuse(refusal)
+        return await inner(req)
+
+    server.request_handlers[types.CallToolRequest] = guarded
+    return server
+
+
+async def serve(scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """One HTTP request through the SDK's Streamable HTTP transport (stateless, JSON
+    answers): (status, headers, body)."""
+    manager = StreamableHTTPSessionManager(app=build_server(), json_response=True, stateless=True)
+    delivered = False
+    answer: dict = {"status": 500, "headers": [], "body": []}
+
+    async def receive() -> dict:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep_forever()  # no disconnect: the answer is collected whole
+        return {"type": "http.disconnect"}  # pragma: no cover
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+            answer["headers"] = list(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            answer["body"].append(message.get("body", b""))
+
+    async with manager.run():
+        await manager.handle_request(scope, receive, send)
+    return answer["status"], answer["headers"], b"".join(answer["body"])
