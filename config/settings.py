@@ -817,6 +817,9 @@ CORS_ALLOW_HEADERS = (
     "idempotency-key",
     "x-api-key",
     "x-request-id",
+    # MCP clients in a browser (theme.mcp): the protocol's own headers.
+    "mcp-protocol-version",
+    "mcp-session-id",
 )
 CORS_EXPOSE_HEADERS = (
     "X-Request-ID",
