@@ -144,6 +144,9 @@ def test_the_seeded_roles():
         "ec_manage_inventory",
         "ec_manage_shipping",
         "ec_manage_reports",
+        # issue 16: the theme's page builder (edit any layout, edit a layout)
+        "edit_posts",
+        "edit_post",
     }
     # ...plus the admin screens of the catalog.
     assert manager.permissions.filter(
