@@ -105,13 +105,12 @@ def test_points_are_the_customers_own(store_client, shopper, anon):
     error(anon.get(f"{BASE}/points/transactions"), 401)
 
 
-def test_points_transactions_query_ceiling(
-    store_client, shopper, django_assert_max_num_queries
-):
+def test_points_transactions_query_ceiling(store_client, shopper, django_assert_max_num_queries):
     for _ in range(4):
         _pay(_order(shopper, price="5.00", quantity=1))
     client = store_client(shopper)
     client.get(f"{BASE}/points/transactions")
     with django_assert_max_num_queries(8):
         body = client.get(f"{BASE}/points/transactions?per_page=50").json()
-    assert body["total"] == 4 and _balance(client) == 20
+    assert body["total"] == 4
+    assert _balance(client) == 20

@@ -39,7 +39,8 @@ def test_the_public_list_shows_active_rules_in_their_dates(anon):
     rule(name="Off", active=False)
     body = anon.get(f"{BASE}/promotions").json()
     assert [p["name"] for p in body["promotions"]] == ["Now"]
-    assert body["promotions"][0]["kind"] == "percent" and body["total"] == 1
+    assert body["promotions"][0]["kind"] == "percent"
+    assert body["total"] == 1
 
 
 def test_promotions_cut_the_real_cart_totals(shopper):
@@ -79,7 +80,8 @@ def test_an_off_module_leaves_the_totals_alone(settings, shopper):
 def test_an_empty_cart_has_no_promotions(anon):
     rule()
     body = anon.get(f"{BASE}/promotions/cart").json()
-    assert body["promotions"] == [] and body["totals"]["total"] == "0.00"
+    assert body["promotions"] == []
+    assert body["totals"]["total"] == "0.00"
 
 
 def test_a_changed_rule_is_seen_at_once(shopper):
