@@ -5,6 +5,7 @@ from tests.store.conftest import (  # noqa: F401 - fixtures
     admin_user,
     anon,
     customer,
+    manager,
     store_client,
 )
 from tests.theme.storefront.conftest import BASE, error, limit  # noqa: F401
