@@ -952,3 +952,10 @@ STORE_HOOKS.setdefault("ec_cart_calculated_totals", []).append(
 STORE_HOOKS.setdefault("ec_cart_item_price", []).append("theme.modules.hooks.group_price")
 THROTTLE_DEFAULTS["quote_request"] = "5/hour"
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["quote_request"] = _rate("quote_request", "5/hour")
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "ThemePointsKindEnum": "theme.modules.models.PointsKind",
+        "ThemePromotionKindEnum": "theme.modules.models.PromotionKind",
+        "ThemeQuoteStatusEnum": "theme.modules.models.QuoteStatus",
+    }
+)

@@ -13,7 +13,7 @@ from store.common.params import (
     StrictCharField,
     StrictDecimalField,
 )
-from theme.modules.models import QuoteStatus
+from theme.modules.models import PointsKind, PromotionKind, QuoteStatus
 
 # --- Shared -------------------------------------------------------------------------------------
 
@@ -95,7 +95,7 @@ class PointsBalanceSerializer(serializers.Serializer):
 
 class PointsEntrySerializer(serializers.Serializer):
     id = IdField()
-    kind = serializers.ChoiceField(choices=["earned", "reversed"])
+    kind = serializers.ChoiceField(choices=PointsKind.choices)
     points = IntegerField()
     order_id = IdField(allow_null=True)
     order_number = serializers.CharField(allow_null=True)
@@ -118,7 +118,7 @@ class PromotionSerializer(serializers.Serializer):
     id = IdField()
     name = serializers.CharField()
     description = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["percent", "fixed"])
+    kind = serializers.ChoiceField(choices=PromotionKind.choices)
     value = serializers.CharField()
     min_subtotal = serializers.CharField()
     starts_at = serializers.DateTimeField(allow_null=True)
@@ -178,7 +178,7 @@ class QuoteSerializer(serializers.Serializer):
     company = serializers.CharField()
     phone = serializers.CharField()
     message = serializers.CharField()
-    status = serializers.ChoiceField(choices=QuoteStatus.values)
+    status = serializers.ChoiceField(choices=QuoteStatus.choices)
     created_at = serializers.DateTimeField()
     items = QuoteItemOutSerializer(many=True)
 
@@ -190,7 +190,7 @@ class QuoteReceivedSerializer(serializers.Serializer):
 
 
 class QuoteQuerySerializer(PageQuerySerializer):
-    status = serializers.ChoiceField(choices=QuoteStatus.values, required=False)
+    status = serializers.ChoiceField(choices=QuoteStatus.choices, required=False)
 
 
 class QuotePageSerializer(serializers.Serializer):
