@@ -123,23 +123,71 @@ def recently_viewed_clear(*, user, token: str | None) -> int:
 # --- Bundles (the admin's) ----------------------------------------------------------------------
 
 
+BUNDLE_FIELDS = ("title", "slug", "description", "active", "discount_percent")
+
+
+def bundle_check(*, fields: dict, bundle_id: int | None = None) -> None:
+    slug = fields.get("slug")
+    if slug is not None and Bundle.objects.filter(slug=slug).exclude(pk=bundle_id).exists():
+        raise rule_broken("A bundle with this slug exists.", code="bundle_exists", status=409)
+    percent = fields.get("discount_percent")
+    if percent is not None and not (0 <= percent <= 100):
+        raise invalid_params({"discount_percent": ["Between 0 and 100."]})
+
+
 @transaction.atomic
-def bundle_save(*, fields: dict, items: list[dict], bundle: Bundle | None = None) -> Bundle:
-    """Create or change a bundle with its items ({product_id, quantity}), all at once."""
-    if not items:
-        raise invalid_params({"items": ["A bundle needs at least one product."]})
-    _active_products(item["product_id"] for item in items)
+def bundle_save(
+    *, fields: dict, items: list[dict] | None = None, bundle: Bundle | None = None
+) -> Bundle:
+    """Create or change a bundle; `items` ({product_id, quantity}), when given, replaces its
+    products, all at once."""
+    if items is not None:
+        if not items:
+            raise invalid_params({"items": ["A bundle needs at least one product."]})
+        _active_products(item["product_id"] for item in items)
+    bundle_check(fields=fields, bundle_id=bundle.pk if bundle else None)
     bundle = bundle or Bundle()
     for name, value in fields.items():
         setattr(bundle, name, value)
     bundle.full_clean()
     bundle.save()
-    BundleItem.objects.filter(bundle=bundle).delete()
-    BundleItem.objects.bulk_create(
-        BundleItem(bundle=bundle, product_id=item["product_id"], quantity=item.get("quantity", 1))
-        for item in items
-    )
+    if items is not None:
+        BundleItem.objects.filter(bundle=bundle).delete()
+        BundleItem.objects.bulk_create(
+            BundleItem(
+                bundle=bundle, product_id=item["product_id"], quantity=item.get("quantity", 1)
+            )
+            for item in items
+        )
     return bundle
+
+
+def bundle_delete(*, bundle: Bundle) -> None:
+    bundle.delete()
+
+
+def bundle_item_check(*, fields: dict, item_id: int | None = None) -> None:
+    if "product_id" in fields:
+        _active_products([fields["product_id"]])
+    bundle_id, product_id = fields.get("bundle_id"), fields.get("product_id")
+    if bundle_id and product_id:
+        clash = BundleItem.objects.filter(bundle_id=bundle_id, product_id=product_id)
+        if clash.exclude(pk=item_id).exists():
+            raise rule_broken("This product is in the bundle.", code="bundle_item_exists")
+
+
+@transaction.atomic
+def bundle_item_save(*, fields: dict, item: BundleItem | None = None) -> BundleItem:
+    bundle_item_check(fields=fields, item_id=item.pk if item else None)
+    item = item or BundleItem()
+    for name, value in fields.items():
+        setattr(item, name, value)
+    item.save()
+    return item
+
+
+def bundle_item_delete(*, item: BundleItem) -> None:
+    item.delete()
 
 
 # --- Points -------------------------------------------------------------------------------------
@@ -199,15 +247,37 @@ def _promotions_changed() -> None:
     selectors.PROMOTIONS.bump()
 
 
+PROMOTION_FIELDS = (
+    "name",
+    "description",
+    "kind",
+    "value",
+    "min_subtotal",
+    "active",
+    "starts_at",
+    "ends_at",
+    "priority",
+)
+
+
+def promotion_check(*, fields: dict, promotion: Promotion | None = None) -> None:
+    def value(name):
+        return fields[name] if name in fields else getattr(promotion, name, None)
+
+    starts, ends = value("starts_at"), value("ends_at")
+    if starts and ends and ends <= starts:
+        raise invalid_params({"ends_at": ["The end must come after the start."]})
+    amount = value("value")
+    if value("kind") == "percent" and amount is not None and amount > 100:
+        raise invalid_params({"value": ["A percentage is at most 100."]})
+
+
 @transaction.atomic
 def promotion_save(*, fields: dict, promotion: Promotion | None = None) -> Promotion:
+    promotion_check(fields=fields, promotion=promotion)
     promotion = promotion or Promotion()
     for name, value in fields.items():
         setattr(promotion, name, value)
-    if promotion.starts_at and promotion.ends_at and promotion.ends_at <= promotion.starts_at:
-        raise invalid_params({"ends_at": ["The end must come after the start."]})
-    if promotion.kind == "percent" and promotion.value is not None and promotion.value > 100:
-        raise invalid_params({"value": ["A percentage is at most 100."]})
     promotion.full_clean()
     promotion.save()
     _promotions_changed()
@@ -255,6 +325,19 @@ def _groups_changed() -> None:
     selectors.GROUPS.bump()
 
 
+GROUP_FIELDS = ("name", "description", "discount_percent")
+
+
+def group_check(*, fields: dict, group_id: int | None = None) -> None:
+    name = fields.get("name")
+    if name is not None:
+        clash = CustomerGroup.objects.filter(name__iexact=name).exclude(pk=group_id)
+        if clash.exists():
+            raise rule_broken(
+                "A group with this name exists.", code="customer_group_exists", status=409
+            )
+
+
 def _group(group_id: int, *, lock: bool = False) -> CustomerGroup:
     rows = CustomerGroup.objects.select_for_update() if lock else CustomerGroup.objects
     group = rows.filter(pk=group_id).first()
@@ -284,15 +367,7 @@ def group_save(
     """Create or change a group; `member_ids` (when given) replaces its members, moving each
     account out of any other group (an account is in at most one)."""
     group = _group(group_id, lock=True) if group_id is not None else CustomerGroup()
-    name = fields.get("name")
-    if name is not None:
-        clash = CustomerGroup.objects.filter(name__iexact=name)
-        if group.pk:
-            clash = clash.exclude(pk=group.pk)
-        if clash.exists():
-            raise rule_broken(
-                "A group with this name exists.", code="customer_group_exists", status=409
-            )
+    group_check(fields=fields, group_id=group.pk)
     members = _members(member_ids) if member_ids is not None else None
     for key, value in fields.items():
         setattr(group, key, value)
