@@ -116,3 +116,15 @@ def test_nothing_is_sent_while_the_module_is_off(
     modules_off(settings, "recover_cart")
     assert run(django_capture_on_commit_callbacks) == 0
     assert mail.outbox == []
+
+
+def test_a_guest_cart_with_a_checkout_address_is_mailed(django_capture_on_commit_callbacks):
+    from tests.store.checkout.helpers import Shop, started
+
+    guest = APIClient()
+    started(guest, Shop(), email="guest@example.com")
+    idle(Cart.objects.get())
+    assert run(django_capture_on_commit_callbacks) == 1
+    assert mail.outbox[0].to == ["guest@example.com"]
+    visitor = APIClient()
+    assert visitor.get(link_path(mail.outbox[0])).json()["restored"] == 2

@@ -200,3 +200,16 @@ def test_labels(anon):
     draft = make_product(title="Draft", status="draft")
     error(anon.get(f"{BASE}/labels/product/{draft.pk}"), 404, "product_not_found")
     error(anon.get(f"{BASE}/labels/product/99999999"), 404, "product_not_found")
+
+
+def test_a_quote_retried_with_its_idempotency_key_is_made_once(anon):
+    lamp = make_product(title="Lamp")
+    first = anon.post(
+        f"{BASE}/quotes", quote_body(lamp), format="json", HTTP_IDEMPOTENCY_KEY="quote-key-1"
+    )
+    again = anon.post(
+        f"{BASE}/quotes", quote_body(lamp), format="json", HTTP_IDEMPOTENCY_KEY="quote-key-1"
+    )
+    assert first.status_code == again.status_code == 201
+    assert first.json() == again.json()
+    assert Quote.objects.count() == 1
