@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from store.catalog.choices import ProductStatus, StockStatus
 from store.catalog.models import Product
-from store.common.cache import VersionedCache, cached_copy
+from store.common.cache import cached_copy
 from store.common.errors import not_found
+from store.coupons import selectors as coupon_selectors
 from theme.modules.models import (
     Bundle,
     BundleItem,
@@ -24,8 +25,11 @@ from theme.modules.models import (
     RecentlyViewed,
 )
 
-PROMOTIONS = VersionedCache("theme_promotions")
-GROUPS = VersionedCache("theme_groups")
+# The promotion rules and group discounts are read on every cart pricing: they live in the
+# coupon terms' family, whose version token the cart reads in its one get_many of version
+# tokens (store.cart.services.pricing.pricing_cache_keys), so they cost no extra round trip.
+# A write of either bumps that family (coupon terms are read again too: small and rare).
+PROMOTIONS = GROUPS = coupon_selectors.terms_cache
 CENT = Decimal("0.01")
 
 
@@ -104,7 +108,7 @@ def active_promotions(now=None) -> list[dict]:
     now = now or timezone.now()
     return [
         rule
-        for rule in cached_copy(PROMOTIONS, "active", _load_promotions)
+        for rule in cached_copy(PROMOTIONS, "theme_promotions", _load_promotions)
         if (rule["starts_at"] is None or rule["starts_at"] <= now)
         and (rule["ends_at"] is None or rule["ends_at"] > now)
     ]
@@ -200,4 +204,4 @@ def group_discount(user_id: int) -> Decimal:
         )
         return row or Decimal(0)
 
-    return cached_copy(GROUPS, f"user:{user_id}", load)
+    return cached_copy(GROUPS, f"theme_group_of:{user_id}", load)
