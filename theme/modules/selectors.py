@@ -18,6 +18,7 @@ from theme.modules.models import (
     Bundle,
     BundleItem,
     CustomerGroup,
+    CustomerGroupMember,
     PointsEntry,
     Promotion,
     Quote,
@@ -193,15 +194,16 @@ def group_of(user) -> CustomerGroup | None:
     return CustomerGroup.objects.filter(memberships__user=user).first()
 
 
+def _load_group_discounts() -> dict[int, Decimal]:
+    rows = CustomerGroupMember.objects.filter(group__discount_percent__gt=0).values_list(
+        "user_id", "group__discount_percent"
+    )
+    return dict(rows)
+
+
 def group_discount(user_id: int) -> Decimal:
-    """The percent off of `user_id`'s group (0 without one), from the cache when warm."""
-
-    def load() -> Decimal:
-        row = (
-            CustomerGroup.objects.filter(memberships__user_id=user_id)
-            .values_list("discount_percent", flat=True)
-            .first()
-        )
-        return row or Decimal(0)
-
-    return cached_copy(GROUPS, f"theme_group_of:{user_id}", load)
+    """The percent off of `user_id`'s group (0 without one): one map of every member with a
+    discount, from the cache when warm (one query per change of any group otherwise)."""
+    return cached_copy(GROUPS, "theme_group_discounts", _load_group_discounts).get(
+        user_id, Decimal(0)
+    )
