@@ -213,3 +213,18 @@ def test_a_quote_retried_with_its_idempotency_key_is_made_once(anon):
     assert first.status_code == again.status_code == 201
     assert first.json() == again.json()
     assert Quote.objects.count() == 1
+
+
+def test_a_made_up_session_token_is_not_used(anon):
+    from store.cart.models import Cart
+
+    lamp = make_product(title="Lamp")
+    response = anon.post(VIEWED, {"product_id": lamp.pk}, format="json", HTTP_X_CART_ID="z" * 43)
+    assert response.status_code == 201
+    row = RecentlyViewed.objects.get()
+    assert row.session_token == response["X-Cart-ID"] != "z" * 43
+    assert Cart.objects.filter(token=row.session_token).exists()
+    draft = make_product(title="Draft", status="draft")
+    fresh = APIClient()
+    error(fresh.post(VIEWED, {"product_id": draft.pk}, format="json"), 404)
+    assert Cart.objects.count() == 1  # a refusal makes no session

@@ -121,9 +121,11 @@ class RecentlyViewedView(ModuleSessionView):
     )
     def post(self, request):
         body = validate_body(s.RecentlyViewedAddSerializer, request.data)
+        selectors.active_product(body["product_id"])  # refused before a session is made
         session = self.session(request)
         cart = None
-        if not request.user.is_authenticated and not session["token"]:
+        if not request.user.is_authenticated and cart_find(**session) is None:
+            # Only a real cart session names a guest's list (never a made-up token).
             cart = services.guest_session()
             session = {**session, "token": cart.token}
         services.recently_viewed_record(**session, product_id=body["product_id"])
