@@ -21,13 +21,12 @@ APPLIED = "_theme_promotions"
 def promotions_in_totals(totals: dict, cart) -> dict:
     """Cut the totals by every applicable promotion: the base is the subtotal less the coupons'
     discount; the cut joins `discount` and leaves `total` (tax is not recomputed)."""
-    if not selectors.module_active("promotions"):
-        return totals
+    if not selectors.module_active("promotions") or getattr(cart, "pk", None) is None:
+        return totals  # (a priced cart is a saved Cart; anything else is left alone)
     subtotal = Decimal(totals.get("subtotal") or 0)
     discount = Decimal(totals.get("discount") or 0)
     applied = selectors.promotions_for(subtotal - discount)
-    if cart is not None:
-        setattr(cart, APPLIED, applied)
+    setattr(cart, APPLIED, applied)
     cut = sum((amount for _rule, amount in applied), Decimal(0))
     if not cut:
         return totals
