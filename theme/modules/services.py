@@ -25,6 +25,7 @@ from store.catalog.models import Product
 from store.checkout.models import Checkout
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, not_found, rule_broken
+from store.customers.models import Customer
 from store.emails import services as email_services
 from store.orders.choices import OrderStatus, PaymentStatus
 from store.orders.models import Order
@@ -206,10 +207,13 @@ def points_sync(*, order_id: int) -> PointsEntry | None:
     if not selectors.module_active("points"):
         return None
     with transaction.atomic():
-        order = (
-            Order.objects.select_for_update().filter(pk=order_id).select_related("customer").first()
+        order = Order.objects.select_for_update().filter(pk=order_id).first()
+        if order is None or order.customer_id is None:
+            return None
+        user_id = (
+            Customer.objects.filter(pk=order.customer_id).values_list("user_id", flat=True).first()
         )
-        if order is None or order.customer is None or order.customer.user_id is None:
+        if user_id is None:
             return None
         entries = {e.kind: e for e in PointsEntry.objects.filter(order=order)}
         earned = entries.get(PointsKind.EARNED)
@@ -223,7 +227,7 @@ def points_sync(*, order_id: int) -> PointsEntry | None:
             if points <= 0:
                 return None
             return PointsEntry.objects.create(
-                user_id=order.customer.user_id,
+                user_id=user_id,
                 order=order,
                 kind=PointsKind.EARNED,
                 points=points,
