@@ -90,6 +90,11 @@ app.conf.beat_schedule = {
         "task": "theme_storefront.purge_stale_wishlists",
         "schedule": crontab(minute=41),
     },
+    # Theme modules: idle carts get a recovery e-mail (once per idle spell).
+    "theme-recover-abandoned-carts": {
+        "task": "theme_modules.recover_abandoned_carts",
+        "schedule": crontab(minute="*/15"),
+    },
     # ERP: a data import or backfill whose next batch was lost with a worker goes on.
     "erp-resume-stalled-jobs": {
         "task": "erp_core.resume_stalled_jobs",

@@ -934,3 +934,44 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["debug_js_log"] = _rate("debug_js_log",
 STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     {"ThemeLayoutStatusEnum": "theme.builder.models.LayoutStatus"}
 )
+
+# --- Theme: modules (issue 16, point 2) ---------------------------------------------------------
+# The optional modules of the theme namespace: a module not listed answers 404 on its routes
+# (as if they did not exist) and its hooks and listeners do nothing. Comma-separated; all on
+# by default.
+THEME_MODULES_ALL = (
+    "recently_viewed",
+    "bundles",
+    "points",
+    "promotions",
+    "quotes",
+    "product_names",
+    "labels",
+    "b2b",
+    "recover_cart",
+)
+THEME_MODULES = env_list("THEME_MODULES", list(THEME_MODULES_ALL))
+if unknown_modules := set(THEME_MODULES) - set(THEME_MODULES_ALL):
+    raise ImproperlyConfigured(f"THEME_MODULES: unknown {', '.join(sorted(unknown_modules))}")
+THEME_RECENTLY_VIEWED_MAX = env_int("THEME_RECENTLY_VIEWED_MAX", 20, minimum=1)
+THEME_PRODUCT_NAMES_MAX = env_int("THEME_PRODUCT_NAMES_MAX", 100, minimum=1)
+# Loyalty points per unit of the order's total (whole points, rounded down).
+THEME_POINTS_PER_UNIT = env_int("THEME_POINTS_PER_UNIT", 1, minimum=0)
+THEME_LABEL_NEW_DAYS = env_int("THEME_LABEL_NEW_DAYS", 30, minimum=0)
+THEME_LABEL_LOW_STOCK = env_int("THEME_LABEL_LOW_STOCK", 5, minimum=0)
+# Abandoned carts: idle this many hours gets one recovery e-mail; its link works this long.
+THEME_RECOVER_CART_IDLE_HOURS = env_int("THEME_RECOVER_CART_IDLE_HOURS", 4, minimum=1)
+THEME_RECOVER_CART_LINK_HOURS = env_int("THEME_RECOVER_CART_LINK_HOURS", 168, minimum=1)
+STORE_HOOKS.setdefault("ec_cart_calculated_totals", []).append(
+    "theme.modules.hooks.promotions_in_totals"
+)
+STORE_HOOKS.setdefault("ec_cart_item_price", []).append("theme.modules.hooks.group_price")
+THROTTLE_DEFAULTS["quote_request"] = "5/hour"
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["quote_request"] = _rate("quote_request", "5/hour")
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "ThemePointsKindEnum": "theme.modules.models.PointsKind",
+        "ThemePromotionKindEnum": "theme.modules.models.PromotionKind",
+        "ThemeQuoteStatusEnum": "theme.modules.models.QuoteStatus",
+    }
+)

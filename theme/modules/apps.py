@@ -8,3 +8,6 @@ class ThemeModulesConfig(AppConfig):
     name = "theme.modules"
     label = "theme_modules"
     verbose_name = "Theme: modules"
+
+    def ready(self):
+        from theme.modules import listeners  # noqa: F401 - connects the receivers
