@@ -9,6 +9,7 @@ from django.contrib import admin
 from common.admin import ReadOnlyAdmin, ServiceAdmin, ServiceForm
 from debugtools import services
 from debugtools.models import DebugSettings, LogEntry
+from store.common.errors import rule_broken
 
 
 @admin.register(LogEntry)
@@ -54,4 +55,6 @@ class DebugSettingsAdmin(ServiceAdmin):
         return services.settings_update(values=fields)
 
     def remove(self, request, obj) -> None:
-        raise NotImplementedError("The settings are not deleted.")
+        # Never offered (has_delete_permission is False); a forged call is refused, as the
+        # invoicing settings' is: the settings row is the one place the level is kept.
+        raise rule_broken("The debug settings are never deleted.", code="not_deletable", status=409)

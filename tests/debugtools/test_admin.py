@@ -51,3 +51,21 @@ def test_settings_are_changed_through_the_service(staff):
     form |= {"level": Level.INFO}
     assert staff.post(change, form).status_code == 302
     assert DebugSettings.objects.get().level == Level.INFO
+
+
+def test_the_settings_are_never_deleted_not_even_by_a_forged_request(staff, rf, admin_user):
+    from django.contrib import admin as django_admin
+
+    from common.errors import ServiceError
+    from debugtools import services
+
+    services.settings_update(values={"level": Level.ERROR})
+    row = DebugSettings.objects.get()
+    delete = reverse("admin:debugtools_debugsettings_delete", args=[row.pk])
+    assert staff.post(delete, {"post": "yes"}).status_code == 403
+    model_admin = django_admin.site._registry[DebugSettings]
+    assert model_admin.has_delete_permission(rf.get("/")) is False
+    with pytest.raises(ServiceError) as refused:
+        model_admin.remove(rf.get("/"), row)
+    assert refused.value.code == "not_deletable"
+    assert DebugSettings.objects.filter(pk=row.pk).exists()
