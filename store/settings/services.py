@@ -47,7 +47,15 @@ def settings_update(*, section: str, values: dict, user=None) -> dict:
     cleaned = settings_check(section=section, values=values)
     row = SettingsSection.objects.select_for_update().filter(name=section).first()
     if row is None:
-        row = SettingsSection(name=section, values={})
+        # Two first writes of a section at once: the second waits on the first's insert
+        # (ON CONFLICT DO NOTHING) and then locks its row, instead of failing on the unique
+        # name (a 500 schemathesis found).
+        SettingsSection.objects.bulk_create(
+            [SettingsSection(name=section, values={})], ignore_conflicts=True
+        )
+        row = SettingsSection.objects.select_for_update().filter(name=section).first()
+        if row is None:  # deleted again meanwhile (a concurrent reset): start afresh
+            row = SettingsSection(name=section, values={})
     row.values = {**row.values, **{key: cleaned[key] for key in values}}
     row.updated_by = logged_in(user)
     row.save()
