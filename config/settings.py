@@ -78,6 +78,9 @@ INSTALLED_APPS += [
     "store.checkout",
     "store.emails",
     "store.reports",
+    # Marketplaces (issue 16, point 5): orders and settings; product feeds and category mapping.
+    "store.marketplace",
+    "store.feeds",
     # The ERP (issue 14): a package of apps behind the Business-tier licence gate (erp/).
     "erp.core",
     "erp.inventory",
@@ -975,3 +978,7 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "ThemeQuoteStatusEnum": "theme.modules.models.QuoteStatus",
     }
 )
+
+# --- Marketplace sync (issue 16, point 5: store.marketplace) ------------------------------------
+
+# --- Marketplace feeds (issue 16, point 5: store.feeds) -----------------------------------------

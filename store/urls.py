@@ -24,4 +24,6 @@ urlpatterns = [
     path("", include("store.shipping.api.urls")),
     path("", include("store.payments.api.urls")),
     path("", include("store.tax.api.urls")),
+    path("", include("store.marketplace.api.urls")),
+    path("", include("store.feeds.api.urls")),
 ]

@@ -1,0 +1,1 @@
+"""Marketplace sync's models."""
