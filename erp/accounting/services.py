@@ -44,7 +44,7 @@ from erp.accounting.models import (
     JournalLine,
 )
 from store.common.accounts import logged_in
-from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.errors import invalid_params, locked_or_404, not_found, rule_broken
 from store.common.money import money
 
 logger = logging.getLogger(__name__)
@@ -199,10 +199,7 @@ def account_create(*, fields: dict) -> Account:
 
 
 def _account_for_update(account_id: int) -> Account:
-    account = Account.objects.select_for_update().filter(pk=account_id).first()
-    if account is None:
-        raise not_found("account", account_id)
-    return account
+    return locked_or_404(Account, account_id, "account")
 
 
 @transaction.atomic
@@ -303,10 +300,7 @@ def fiscal_year_create(*, fields: dict) -> FiscalYear:
 
 
 def _year_for_update(year_id: int) -> FiscalYear:
-    year = FiscalYear.objects.select_for_update().filter(pk=year_id).first()
-    if year is None:
-        raise not_found("fiscal_year", year_id)
-    return year
+    return locked_or_404(FiscalYear, year_id, "fiscal_year")
 
 
 def _must_be_open(year: FiscalYear) -> None:
@@ -467,10 +461,7 @@ def journal_entry_create(*, fields: dict, user=None) -> JournalEntry:
 
 
 def _entry_for_update(entry_id: int) -> JournalEntry:
-    entry = JournalEntry.objects.select_for_update().filter(pk=entry_id).first()
-    if entry is None:
-        raise not_found("journal_entry", entry_id)
-    return entry
+    return locked_or_404(JournalEntry, entry_id, "journal_entry")
 
 
 def _must_be_draft(entry: JournalEntry, action: str) -> None:

@@ -30,7 +30,7 @@ from erp.crm.choices import (
     SegmentTarget,
 )
 from erp.crm.models import Activity, Contact, Lead, LeadStageChange, Segment
-from store.common.errors import invalid_params, not_found, rule_broken
+from store.common.errors import invalid_params, locked_or_404, not_found, rule_broken
 from store.customers import services as customer_services
 from store.customers.models import Customer
 from store.settings import selectors as store_settings
@@ -166,10 +166,7 @@ def contact_create(*, fields: dict, user=None) -> Contact:
 
 
 def _contact_for_update(contact_id: int) -> Contact:
-    contact = Contact.objects.select_for_update().filter(pk=contact_id).first()
-    if contact is None:
-        raise not_found("contact", contact_id)
-    return contact
+    return locked_or_404(Contact, contact_id, "contact")
 
 
 @transaction.atomic
@@ -403,10 +400,7 @@ def lead_create(*, fields: dict, user=None) -> Lead:
 
 
 def _lead_for_update(lead_id: int) -> Lead:
-    lead = Lead.objects.select_for_update().filter(pk=lead_id).first()
-    if lead is None:
-        raise not_found("lead", lead_id)
-    return lead
+    return locked_or_404(Lead, lead_id, "lead")
 
 
 def _lead_open(lead: Lead) -> None:
@@ -704,10 +698,7 @@ def segment_create(*, fields: dict) -> Segment:
 
 
 def _segment_for_update(segment_id: int) -> Segment:
-    segment = Segment.objects.select_for_update().filter(pk=segment_id).first()
-    if segment is None:
-        raise not_found("segment", segment_id)
-    return segment
+    return locked_or_404(Segment, segment_id, "segment")
 
 
 @transaction.atomic

@@ -37,7 +37,7 @@ from erp.hr.models import (
 )
 from store.catalog.rules import base_slug, unique_value
 from store.common.accounts import logged_in
-from store.common.errors import not_found, rule_broken
+from store.common.errors import locked_or_404, not_found, rule_broken
 from store.common.problems import Problems
 
 
@@ -104,16 +104,9 @@ def _delete(row) -> None:
         ) from None
 
 
-def _locked(model, pk: int, resource: str):
-    row = model.objects.select_for_update().filter(pk=pk).first()
-    if row is None:
-        raise not_found(resource, pk)
-    return row
-
-
 @transaction.atomic
 def department_update(*, department_id: int, fields: dict) -> Department:
-    department = _locked(Department, department_id, "department")
+    department = locked_or_404(Department, department_id, "department")
     for name, value in _department_check(fields, department).items():
         setattr(department, name, value)
     department.save()
@@ -123,7 +116,7 @@ def department_update(*, department_id: int, fields: dict) -> Department:
 @transaction.atomic
 def department_delete(*, department_id: int) -> None:
     """A department with employees is refused (409 `in_use`, by its protected key)."""
-    _delete(_locked(Department, department_id, "department"))
+    _delete(locked_or_404(Department, department_id, "department"))
 
 
 # --- Employees ----------------------------------------------------------------------------------
@@ -265,7 +258,7 @@ def employee_create(*, fields: dict) -> Employee:
 
 @transaction.atomic
 def employee_update(*, employee_id: int, fields: dict) -> Employee:
-    employee = _locked(Employee, employee_id, "employee")
+    employee = locked_or_404(Employee, employee_id, "employee")
     cleaned = _employee_check(fields, employee)
     before_end, before_hours = employee.termination_date, _snapshot_hours(employee)
     for name, value in cleaned.items():
@@ -289,7 +282,7 @@ def employee_update(*, employee_id: int, fields: dict) -> Employee:
 def employee_delete(*, employee_id: int) -> None:
     """An employee others refer to (reports, leave, time, documents, filings) is refused
     (409 `in_use`): set a termination date instead."""
-    _delete(_locked(Employee, employee_id, "employee"))
+    _delete(locked_or_404(Employee, employee_id, "employee"))
 
 
 # --- Leave types --------------------------------------------------------------------------------
@@ -334,7 +327,7 @@ def leave_type_create(*, fields: dict) -> LeaveType:
 
 @transaction.atomic
 def leave_type_update(*, leave_type_id: int, fields: dict) -> LeaveType:
-    leave_type = _locked(LeaveType, leave_type_id, "leave_type")
+    leave_type = locked_or_404(LeaveType, leave_type_id, "leave_type")
     for name, value in _leave_type_check(fields, leave_type).items():
         setattr(leave_type, name, value)
     leave_type.save()
@@ -344,7 +337,7 @@ def leave_type_update(*, leave_type_id: int, fields: dict) -> LeaveType:
 @transaction.atomic
 def leave_type_delete(*, leave_type_id: int) -> None:
     """A type with requests is refused (409 `in_use`): deactivate it instead."""
-    _delete(_locked(LeaveType, leave_type_id, "leave_type"))
+    _delete(locked_or_404(LeaveType, leave_type_id, "leave_type"))
 
 
 # --- Leave requests -----------------------------------------------------------------------------
@@ -361,13 +354,6 @@ def working_days(start: date, end: date) -> int:
         if (start + timedelta(days=offset)).weekday() < 5:
             days += 1
     return days
-
-
-def _employee_locked(employee_id: int) -> Employee:
-    employee = Employee.objects.select_for_update().filter(pk=employee_id).first()
-    if employee is None:
-        raise not_found("employee", employee_id)
-    return employee
 
 
 def _check_balance(
@@ -400,7 +386,7 @@ def leave_request_create(*, employee_id: int, fields: dict, user=None) -> LeaveR
     within one calendar year, not overlapping their pending or approved requests (409
     `leave_overlap`), within the balance (allowance minus approved and pending days: 409
     `leave_balance_exceeded`), of an active type, while employed."""
-    employee = _employee_locked(employee_id)
+    employee = locked_or_404(Employee, employee_id, "employee")
     problems = Problems()
     leave_type = LeaveType.objects.filter(pk=fields["leave_type_id"]).first()
     if leave_type is None:
@@ -445,7 +431,7 @@ def leave_request_create(*, employee_id: int, fields: dict, user=None) -> LeaveR
     )
 
 
-def _request_locked(request_id: int) -> tuple[LeaveRequest, Employee]:
+def _requestlocked_or_404(request_id: int) -> tuple[LeaveRequest, Employee]:
     """The request and its employee, locked employee first (the order every leave write
     takes)."""
     employee_id = (
@@ -453,7 +439,7 @@ def _request_locked(request_id: int) -> tuple[LeaveRequest, Employee]:
     )
     if employee_id is None:
         raise not_found("leave_request", request_id)
-    employee = _employee_locked(employee_id)
+    employee = locked_or_404(Employee, employee_id, "employee")
     leave = (
         LeaveRequest.objects.select_for_update(of=("self",))
         .select_related("leave_type")
@@ -475,7 +461,7 @@ def can_decide(user, employee: Employee) -> bool:
 
 
 def _decide(request_id: int, user, note: str, status: str) -> LeaveRequest:
-    leave, employee = _request_locked(request_id)
+    leave, employee = _requestlocked_or_404(request_id)
     if not selectors.leave_visible(leave, user):
         raise not_found("leave_request", request_id)
     if not can_decide(user, employee):
@@ -520,7 +506,7 @@ def leave_request_reject(*, request_id: int, user, note: str = "") -> LeaveReque
 def leave_request_cancel(*, request_id: int, user, note: str = "") -> LeaveRequest:
     """Cancel a pending or approved request: HR any; the employee their own before it starts
     (409 `leave_not_cancellable` otherwise)."""
-    leave, employee = _request_locked(request_id)
+    leave, employee = _requestlocked_or_404(request_id)
     if not selectors.leave_visible(leave, user):
         raise not_found("leave_request", request_id)
     hr = is_hr(user)
@@ -584,7 +570,7 @@ def _time_check(employee: Employee, values: dict, entry: TimeEntry | None) -> De
 def time_entry_create(*, employee_id: int, fields: dict) -> TimeEntry:
     """Hours worked on a day (today or before, while employed): 409 `time_entry_overlap`
     with another entry of the day, `daily_hours_exceeded` past HR_MAX_HOURS_PER_DAY."""
-    employee = _employee_locked(employee_id)
+    employee = locked_or_404(Employee, employee_id, "employee")
     hours = _time_check(employee, fields, None)
     return TimeEntry.objects.create(
         employee=employee,
@@ -603,7 +589,7 @@ def time_entry_update(*, entry_id: int, fields: dict) -> TimeEntry:
     )
     if employee_id is None:
         raise not_found("time_entry", entry_id)
-    employee = _employee_locked(employee_id)
+    employee = locked_or_404(Employee, employee_id, "employee")
     entry = TimeEntry.objects.select_for_update().get(pk=entry_id)
     values = {
         name: fields.get(name, getattr(entry, name)) for name in ("date", "start_time", "end_time")
@@ -619,7 +605,7 @@ def time_entry_update(*, entry_id: int, fields: dict) -> TimeEntry:
 
 @transaction.atomic
 def time_entry_delete(*, entry_id: int) -> None:
-    _locked(TimeEntry, entry_id, "time_entry").delete()
+    locked_or_404(TimeEntry, entry_id, "time_entry").delete()
 
 
 # --- Employee documents -------------------------------------------------------------------------
@@ -670,7 +656,7 @@ def document_upload(
     """Store a PDF, PNG or JPEG (detected from its content; its extension must agree) of at
     most HR_DOCUMENT_MAX_MB in the private storage (413 `document_too_large`; 400
     `unsupported_document_type`, `document_type_mismatch`, `empty_document`)."""
-    employee = _employee_locked(employee_id)
+    employee = locked_or_404(Employee, employee_id, "employee")
     size = file.size or 0
     if size > max_document_bytes():
         raise document_too_large(size)
@@ -720,7 +706,7 @@ def document_upload(
 
 @transaction.atomic
 def document_update(*, document_id: int, fields: dict) -> EmployeeDocument:
-    document = _locked(EmployeeDocument, document_id, "employee_document")
+    document = locked_or_404(EmployeeDocument, document_id, "employee_document")
     for name in ("title", "kind", "visible_to_employee"):
         if name in fields:
             setattr(document, name, fields[name])
@@ -733,7 +719,7 @@ def document_update(*, document_id: int, fields: dict) -> EmployeeDocument:
 @transaction.atomic
 def document_delete(*, document_id: int) -> None:
     """Delete the record now and its file once the deletion commits."""
-    document = _locked(EmployeeDocument, document_id, "employee_document")
+    document = locked_or_404(EmployeeDocument, document_id, "employee_document")
     name, storage = document.file.name, document.file.storage
     document.delete()
     transaction.on_commit(lambda: storage.delete(name))

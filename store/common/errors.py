@@ -77,5 +77,14 @@ def not_found(resource: str, identifier=None) -> NotFound:
     return NotFound(what, code=f"{resource}_not_found")
 
 
+def locked_or_404(model, pk: int, resource: str):
+    """The row `pk` of `model`, locked for this transaction (SELECT ... FOR UPDATE), or 404
+    `<resource>_not_found`."""
+    row = model.objects.select_for_update().filter(pk=pk).first()
+    if row is None:
+        raise not_found(resource, pk)
+    return row
+
+
 def rule_broken(message: str, *, code: str, status: int = 400) -> ServiceError:
     return ServiceError(message, code=code, status_code=status)
