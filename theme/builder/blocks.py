@@ -4,19 +4,22 @@ a layout: a tree of blocks `{"type", "settings", "children"?}`.
 A layout is a list of blocks. Only container types take children (`columns` holds `column`
 blocks, a `column` holds content blocks); the tree is bounded in depth (MAX_DEPTH) and size
 (MAX_BLOCKS). Settings validate against their type's schema (jsonschema, Draft 2020-12, no
-unknown keys). There is no raw-HTML block: rich text would need an HTML sanitiser the service
-does not ship (docs/decisions.md, Page builder), so text is plain and every value is escaped
-when rendered (theme.builder.render). URLs are http(s), site-relative (`/path`, not `//host`)
-or fragments (`#id`): never `javascript:`, `data:` or any other scheme.
+unknown keys). Text is plain and every value is escaped when rendered (theme.builder.render);
+the one block that carries markup, `rich_text`, is sanitised with nh3 (an allow-list of
+formatting tags, links only to the URLs below) when it is saved and again when it is rendered.
+URLs are http(s), site-relative (`/path`, not `//host`) or fragments (`#id`): never
+`javascript:`, `data:` or any other scheme.
 
 Pure: no database, so the API, the services, the presets' tests and the admin share it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 
+import nh3
 from jsonschema import Draft202012Validator, validators
 
 MAX_DEPTH = 6
@@ -33,6 +36,7 @@ URL_PATTERN = (
     r"|#[A-Za-z0-9_\-:.]*)(?![\s\S])"
 )
 URL = {"type": "string", "maxLength": 2000, "pattern": URL_PATTERN}
+_URL = re.compile(URL_PATTERN)
 ALIGN = {"type": "string", "enum": ["left", "center", "right"], "default": "left"}
 ID = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
 
@@ -62,7 +66,48 @@ class BlockType:
         return self.children is not None
 
 
-CONTENT = ("heading", "text", "image", "button", "columns", "product_grid", "spacer")
+CONTENT = (
+    "heading",
+    "text",
+    "rich_text",
+    "image",
+    "button",
+    "columns",
+    "product_grid",
+    "spacer",
+)
+# What rich text keeps: formatting, lists, quotes, code and links; no images, tables, forms,
+# styles, classes or scripts (their tags go, their text stays; script and style go whole).
+RICH_TEXT_TAGS = frozenset(
+    {"p", "br", "hr", "strong", "b", "em", "i", "u", "s", "sub", "sup", "small", "mark"}
+    | {"h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "code", "pre", "a"}
+)
+RICH_TEXT_MAX = 20000
+
+
+def _href(tag: str, attribute: str, value: str) -> str | None:
+    """A link keeps its href only when it is one of the builder's URLs (the block rule)."""
+    if attribute == "href":
+        return value if len(value) <= 2000 and _URL.fullmatch(value) else None
+    return value
+
+
+@cache
+def _cleaner() -> nh3.Cleaner:
+    return nh3.Cleaner(
+        tags=set(RICH_TEXT_TAGS),
+        attributes={"a": {"href", "title"}},
+        attribute_filter=_href,
+        url_schemes={"http", "https"},
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+
+
+def clean_rich_text(html) -> str:
+    """`html` with only the allowed tags and attributes, every link's rel set, well formed."""
+    return _cleaner().clean(html) if isinstance(html, str) else ""
+
 
 BLOCK_TYPES: dict[str, BlockType] = {
     b.type: b
@@ -92,6 +137,21 @@ BLOCK_TYPES: dict[str, BlockType] = {
                     "align": ALIGN,
                 },
                 ("text",),
+            ),
+        ),
+        BlockType(
+            "rich_text",
+            "Rich text",
+            "Formatted text as HTML: paragraphs, headings h2-h6, bold, italic, lists, quotes, "
+            "code and links (http(s), site-relative or #fragment). Anything else is removed "
+            "when saved (the text of an unknown tag stays; scripts and styles go whole), and "
+            'every link gets rel="noopener noreferrer nofollow".',
+            _object(
+                {
+                    "html": {"type": "string", "maxLength": RICH_TEXT_MAX},
+                    "align": ALIGN,
+                },
+                ("html",),
             ),
         ),
         BlockType(
@@ -292,10 +352,12 @@ def check_layout(blocks) -> dict[str, list[str]]:
 
 def normalise(blocks: list) -> list:
     """A valid layout with every block's keys in their canonical form (settings and children
-    always present on containers; settings always present)."""
+    always present on containers; settings always present; rich text sanitised)."""
     out = []
     for block in blocks:
         item = {"type": block["type"], "settings": dict(block.get("settings", {}))}
+        if block["type"] == "rich_text":  # stored as it will be shown
+            item["settings"]["html"] = clean_rich_text(item["settings"].get("html"))
         if BLOCK_TYPES[block["type"]].container:
             item["children"] = normalise(block.get("children", []))
         out.append(item)

@@ -3,7 +3,9 @@
 Every value is escaped (django.utils.html: format_html escapes each argument, quotes
 included, so no value can leave its attribute or open a tag); URLs are checked again here
 against the blocks' URL rule (http(s), site-relative or a fragment) and replaced by "#" when
-they fail, whatever was stored; there is no raw-HTML block, no inline style and no script.
+they fail, whatever was stored; rich text is sanitised again (blocks.clean_rich_text) before
+it is shown, so a row written past the services still shows no script, style or event
+attribute; no inline style and no script anywhere.
 Product grids show the products the caller looked up (theme.builder.selectors.grid_products).
 """
 
@@ -12,9 +14,9 @@ from __future__ import annotations
 import re
 
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
-from theme.builder.blocks import URL_PATTERN
+from theme.builder.blocks import URL_PATTERN, clean_rich_text
 
 _URL = re.compile(URL_PATTERN)
 _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
@@ -56,6 +58,11 @@ def _text(settings, children, ctx) -> SafeString:
         ((format_html_join(BR, "{}", ((line,) for line in p.split("\n"))),) for p in paragraphs),
     )
     return format_html('<div class="eb-text eb-align-{}">{}</div>', _align(settings), body)
+
+
+def _rich_text(settings, children, ctx) -> SafeString:
+    html = mark_safe(clean_rich_text(settings.get("html")))  # noqa: S308 - sanitised by nh3
+    return format_html('<div class="eb-rich-text eb-align-{}">{}</div>', _align(settings), html)
 
 
 def _image(settings, children, ctx) -> SafeString:
@@ -143,6 +150,7 @@ def _spacer(settings, children, ctx) -> SafeString:
 RENDERERS = {
     "heading": _heading,
     "text": _text,
+    "rich_text": _rich_text,
     "image": _image,
     "button": _button,
     "columns": _columns,

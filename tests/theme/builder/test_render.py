@@ -209,6 +209,7 @@ def test_block_types_with_their_schemas(clients):
     assert set(types) == {
         "heading",
         "text",
+        "rich_text",
         "image",
         "button",
         "columns",
@@ -216,7 +217,7 @@ def test_block_types_with_their_schemas(clients):
         "product_grid",
         "spacer",
     }
-    assert "html" not in types  # no raw HTML block (no sanitiser shipped)
+    assert "html" not in types  # no raw HTML block: rich text is sanitised
     assert types["heading"]["schema"]["properties"]["level"]["maximum"] == 6
     assert types["columns"]["children"] == ["column"]
     assert types["column"]["top_level"] is False
