@@ -12,11 +12,11 @@ pytestmark = pytest.mark.django_db
 URL = f"{BUILDER}/layout/77"
 HOSTILE = (
     '<h2 onclick="x()">Title</h2><p>One <strong>bold</strong> <em>word</em>'
-    '<script>alert(1)</script></p><style>p{color:red}</style><img src=x onerror=alert(2)>'
+    "<script>alert(1)</script></p><style>p{color:red}</style><img src=x onerror=alert(2)>"
     '<a href="javascript:alert(3)">bad</a> <a href="//evil.example/">also bad</a> '
     '<a href="https://example.com/?a=1&b=2" target="_blank" rel="opener">good</a> '
     '<a href="/shop">local</a><iframe src="https://evil.example/"></iframe>'
-    '<!-- hidden --><ul><li>item<table><tr><td>cell</td></tr></table></li></ul>'
+    "<!-- hidden --><ul><li>item<table><tr><td>cell</td></tr></table></li></ul>"
 )
 CLEAN = (
     "<h2>Title</h2><p>One <strong>bold</strong> <em>word</em></p>"
