@@ -45,16 +45,41 @@ def _query_fields(serializer_class) -> tuple[tuple[str, bool], ...]:
     )
 
 
-def validate_query(serializer_class, query_params, **context) -> dict:
-    """The validated query parameters (only the declared ones; others are ignored)."""
-    data = {}
-    for name, many in _query_fields(serializer_class):
-        if name in query_params:
-            data[name] = query_params.getlist(name) if many else query_params.get(name)
+def _validated(serializer_class, data: dict, context: dict) -> dict:
     serializer = serializer_class(data=data, context=context)
     if not serializer.is_valid():
         raise invalid_params(_errors(serializer))
     return serializer.validated_data
+
+
+# How many validated queries of `pure_query` serializers one process remembers.
+PURE_QUERIES_KEPT = 512
+
+
+@functools.lru_cache(maxsize=PURE_QUERIES_KEPT)
+def _validated_pure(serializer_class, key: tuple) -> dict:
+    data = {name: list(value) if isinstance(value, tuple) else value for name, value in key}
+    return dict(_validated(serializer_class, data, {}))
+
+
+def validate_query(serializer_class, query_params, **context) -> dict:
+    """The validated query parameters (only the declared ones; others are ignored).
+
+    A serializer that declares `pure_query = True` (its answer depends on the parameters
+    alone: no database, no clock, no settings read at validation, no context) is validated
+    once per distinct query and remembered (PURE_QUERIES_KEPT per process, least recently
+    used out): a busy list asked the same way again skips building and running the
+    serializer. Refusals are not remembered (each raises anew)."""
+    data = {}
+    for name, many in _query_fields(serializer_class):
+        if name in query_params:
+            data[name] = query_params.getlist(name) if many else query_params.get(name)
+    if getattr(serializer_class, "pure_query", False) and not context:
+        key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in data.items()))
+        remembered = _validated_pure(serializer_class, key)
+        # a copy: callers may change what they are given
+        return {k: list(v) if isinstance(v, list) else v for k, v in remembered.items()}
+    return _validated(serializer_class, data, context)
 
 
 def _has_code(detail, code: str) -> bool:

@@ -420,6 +420,8 @@ class StatsSerializer(serializers.Serializer):
 
 
 class OrderListQuerySerializer(serializers.Serializer):
+    pure_query = True  # store.common.params.validate_query remembers it per distinct query
+
     page = PageField()
     per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
     status = ChoiceListField(choices=OrderStatus.values)
@@ -453,6 +455,8 @@ class OrderListQuerySerializer(serializers.Serializer):
 
 
 class StatsQuerySerializer(serializers.Serializer):
+    pure_query = True
+
     status = ChoiceListField(choices=OrderStatus.values)
     payment_status = ChoiceListField(choices=PaymentStatus.values)
     fulfillment_status = ChoiceListField(choices=FulfillmentStatus.values)

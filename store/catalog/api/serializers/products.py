@@ -290,6 +290,8 @@ class ProductListSerializer(serializers.Serializer):
 
 
 class ProductListQuerySerializer(serializers.Serializer):
+    pure_query = True  # store.common.params.validate_query remembers it per distinct query
+
     page = PageField()
     per_page = PerPageField(cap=100, help_text="Default 20 (store setting and hook), at most 100.")
     q = serializers.CharField(required=False, max_length=200, help_text="Search term (preferred).")
