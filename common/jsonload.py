@@ -11,6 +11,7 @@ a request body uses `loads`: the portal's and the store's parsers, the idempoten
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import accumulate
 
@@ -84,10 +85,20 @@ def _refuse_constant(name: str):
     raise UnusableInput(f"{name} is not valid JSON.")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; one too large for a float (1e400 would be
+    infinity, which no JSON column, jsonb included, can store) is refused."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise UnusableInput(f"The number {text[:40]} is too large.")
+    return value
+
+
 def loads(data: str | bytes, *, max_depth: int = MAX_JSON_DEPTH):
     """Parse a JSON document, refusing what `json.loads` would choke on or let through.
 
-    Raises UnusableInput (a ValueError) for malformed JSON, NaN/Infinity, nesting deeper than
+    Raises UnusableInput (a ValueError) for malformed JSON, NaN/Infinity (written as such or
+    as a number too large for a float, e.g. 1e400), nesting deeper than
     `max_depth`, and strings or keys holding NUL characters or unpaired surrogates.
     """
     if isinstance(data, (bytes, bytearray)):
@@ -97,7 +108,7 @@ def loads(data: str | bytes, *, max_depth: int = MAX_JSON_DEPTH):
             raise UnusableInput(f"The body is not valid {settings.DEFAULT_CHARSET}.") from exc
     _check_depth(data, max_depth)
     try:
-        value = json.loads(data, parse_constant=_refuse_constant)
+        value = json.loads(data, parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError:  # cannot happen below the depth limit; a guard all the same
         raise UnusableInput("The JSON is nested too deeply.") from None
     except UnusableInput:

@@ -59,6 +59,8 @@ def test_brackets_inside_strings_do_not_count_as_depth():
         ('{"\\u0000": 1}', "key in the body contains a NUL"),
         ('{"a": "\\udc00\\ud800"}', "unpaired"),
         ('{"a": NaN}', "NaN is not valid JSON"),
+        ('{"a": [1, 1e400]}', "number 1e400 is too large"),
+        ('{"a": -2.5E+999}', "number -2.5E\\+999 is too large"),
         ('{"a": 1', "Expecting"),
         (b'{"a": "\xff"}', "not valid utf-8"),
     ],
@@ -153,6 +155,15 @@ def test_unstorable_cart_item_options_are_400_and_add_nothing(value):
     response = post_json(csrf_client(), f"{STORE}/cart/items", body)
     message = store_error(response, 400, "parse_error")["message"]
     assert "options.engraving" in message
+    assert not CartItem.objects.exists()
+
+
+def test_a_number_too_large_for_a_float_in_cart_item_options_is_400_and_adds_nothing():
+    """1e400 would be infinity, which a JSON column (jsonb) cannot store: refused on parsing."""
+    lamp = make_product(title="Lamp", regular_price="9.90")
+    body = '{"product_id": ' + str(lamp.pk) + ', "quantity": 1, "options": {"size": 1e400}}'
+    response = post_json(csrf_client(), f"{STORE}/cart/items", body)
+    assert "1e400 is too large" in store_error(response, 400, "parse_error")["message"]
     assert not CartItem.objects.exists()
 
 
