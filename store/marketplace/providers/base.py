@@ -1,0 +1,267 @@
+"""The marketplace interface: what every marketplace (Skroutz, the generic one) does.
+
+A provider turns a verified notification into a `ParsedEvent` (its payload validated with its
+own serializer: 400 `invalid_payload` naming each bad field, never a 500), and makes the calls
+to the marketplace's API (acknowledge, reject, ship) through a client: the sandbox client by
+default, which records each call (MarketplaceCall) and answers at once; the live client, with
+MARKETPLACE_LIVE_API on, sends them over HTTPS with the marketplace's credentials.
+
+Every marketplace's notifications are signed the same way, by the shop's secret for it:
+`X-Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + the raw body>`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import ClassVar
+
+from django.conf import settings
+from rest_framework import serializers
+
+from common.errors import ServiceError
+from store.common.errors import invalid_params, rule_broken
+
+SIGNATURE_HEADER = "X-Marketplace-Signature"
+EVENT_ID_HEADER = "X-Marketplace-Event-Id"
+
+NEW_ORDER = "new_order"
+ORDER_UPDATED = "order_updated"
+OTHER = "other"
+
+
+def bad_signature(message: str) -> ServiceError:
+    return ServiceError(
+        message,
+        code="invalid_signature",
+        status_code=401,
+        headers={"WWW-Authenticate": f'Signature header="{SIGNATURE_HEADER}"'},
+    )
+
+
+def invalid_payload(errors: dict) -> ServiceError:
+    return invalid_params(errors, code="invalid_payload")
+
+
+def unavailable(message: str) -> ServiceError:
+    return rule_broken(message, code="marketplace_unavailable", status=502)
+
+
+def not_configured(message: str) -> ServiceError:
+    return rule_broken(message, code="marketplace_not_configured", status=409)
+
+
+def sign(body: bytes, secret: str, *, timestamp: int | None = None) -> str:
+    """The signature header's value for `body` (what a marketplace, or a test, sends)."""
+    timestamp = int(time.time()) if timestamp is None else timestamp
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"t={timestamp},v1={mac.hexdigest()}"
+
+
+def verify(body: bytes, header: str, secret: str, *, now: float | None = None) -> None:
+    """Refuse (401 `invalid_signature`) a body whose signature is missing, malformed, made with
+    another secret, or older or newer than the tolerance; constant-time compare."""
+    if not secret:
+        raise bad_signature("No webhook secret is set for this marketplace.")
+    parts: dict[str, list[str]] = {}
+    for item in (header or "")[:1000].split(","):
+        key, _, value = item.strip().partition("=")
+        parts.setdefault(key, []).append(value)
+    stamps = parts.get("t") or []
+    if len(stamps) != 1 or not stamps[0].isdigit() or len(stamps[0]) > 12:
+        raise bad_signature(f"{SIGNATURE_HEADER} needs t=<unix seconds>,v1=<hex HMAC-SHA256>.")
+    timestamp = int(stamps[0])
+    now = time.time() if now is None else now
+    if abs(now - timestamp) > settings.MARKETPLACE_WEBHOOK_TOLERANCE_SECONDS:
+        raise bad_signature("The signature's timestamp is outside the tolerance.")
+    expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    wanted = expected.hexdigest().encode()
+    if not any(hmac.compare_digest(wanted, v.encode()) for v in parts.get("v1", [])[:5]):
+        raise bad_signature("The signature does not match the body.")
+
+
+# --- What a notification says ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParsedLine:
+    sku: str
+    quantity: int
+    unit_price: Decimal
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class ParsedOrder:
+    code: str
+    state: str
+    cancelled: bool
+    currency: str
+    lines: list[ParsedLine]
+    billing_address: dict = field(default_factory=dict)
+    shipping_address: dict = field(default_factory=dict)
+    shipping_total: Decimal = Decimal(0)
+    note: str = ""
+    extra: dict = field(default_factory=dict)  # the marketplace's own bits (accept options)
+
+    @property
+    def total(self) -> Decimal:
+        items = sum((line.unit_price * line.quantity for line in self.lines), Decimal(0))
+        return items + self.shipping_total
+
+    def data(self) -> dict:
+        """JSON of the order, as MarketplaceOrder.data keeps it."""
+        return {
+            "code": self.code,
+            "state": self.state,
+            "cancelled": self.cancelled,
+            "currency": self.currency,
+            "lines": [
+                {
+                    "sku": line.sku,
+                    "quantity": line.quantity,
+                    "unit_price": str(line.unit_price),
+                    "title": line.title,
+                }
+                for line in self.lines
+            ],
+            "billing_address": self.billing_address,
+            "shipping_address": self.shipping_address,
+            "shipping_total": str(self.shipping_total),
+            "note": self.note,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def of(cls, data: dict) -> ParsedOrder:
+        return cls(
+            code=data["code"],
+            state=data["state"],
+            cancelled=data["cancelled"],
+            currency=data["currency"],
+            lines=[
+                ParsedLine(
+                    sku=line["sku"],
+                    quantity=line["quantity"],
+                    unit_price=Decimal(line["unit_price"]),
+                    title=line.get("title", ""),
+                )
+                for line in data["lines"]
+            ],
+            billing_address=data.get("billing_address") or {},
+            shipping_address=data.get("shipping_address") or {},
+            shipping_total=Decimal(data.get("shipping_total") or 0),
+            note=data.get("note", ""),
+            extra=data.get("extra") or {},
+        )
+
+
+@dataclass(frozen=True)
+class ParsedEvent:
+    event_id: str
+    type: str  # the marketplace's own name of the event
+    kind: str  # NEW_ORDER, ORDER_UPDATED or OTHER
+    order: ParsedOrder | None
+
+
+def _errors(serializer) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+
+    def walk(detail, prefix: str = "") -> None:
+        if isinstance(detail, dict):
+            for key, value in detail.items():
+                walk(value, f"{prefix}.{key}" if prefix else str(key))
+        elif isinstance(detail, list) and detail and isinstance(detail[0], (dict, list)):
+            for index, value in enumerate(detail):
+                if value:
+                    walk(value, f"{prefix}.{index}" if prefix else str(index))
+        else:
+            items = detail if isinstance(detail, list) else [detail]
+            out.setdefault(prefix or "body", []).extend(str(item) for item in items)
+
+    walk(serializer.errors)
+    return dict(list(out.items())[:20])
+
+
+def validated(serializer_class, payload) -> dict:
+    """The payload validated by `serializer_class`, or 400 `invalid_payload` naming the fields."""
+    if not isinstance(payload, dict):
+        raise invalid_payload({"body": ["Send a JSON object."]})
+    serializer = serializer_class(data=payload)
+    if not serializer.is_valid():
+        raise invalid_payload(_errors(serializer))
+    return serializer.validated_data
+
+
+class Text(serializers.CharField):
+    """A JSON string (or null, read as ""), trimmed, at most `max_length` characters."""
+
+    def __init__(self, max_length: int = 255, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("allow_null", True)
+        if not kwargs["required"]:
+            kwargs.setdefault("default", "")
+        super().__init__(max_length=max_length, **kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+    def validate_empty_values(self, data):
+        empty, value = super().validate_empty_values(data)
+        return (True, "") if empty and value is None else (empty, value)
+
+
+class Code(serializers.RegexField):
+    def __init__(self, **kwargs):
+        super().__init__(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$", max_length=64, **kwargs)
+
+
+# --- The API calls ------------------------------------------------------------------------------
+
+
+class MarketplaceProvider(ABC):
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    #: The API credentials the live client needs (all required).
+    credential_fields: ClassVar[tuple[str, ...]] = ()
+    #: States of the marketplace in which its order is cancelled.
+    cancelled_states: ClassVar[frozenset[str]] = frozenset({"cancelled"})
+
+    def __init__(self, credentials: dict | None = None):
+        self.credentials = dict(credentials or {})
+
+    @abstractmethod
+    def parse(self, payload: dict, headers) -> ParsedEvent: ...
+
+    # The live calls: (path, JSON body) of each action; the client sends them.
+    @abstractmethod
+    def acknowledge_request(self, order: ParsedOrder, data: dict) -> tuple[str, dict]: ...
+
+    @abstractmethod
+    def reject_request(self, order: ParsedOrder, reason: str) -> tuple[str, dict]: ...
+
+    @abstractmethod
+    def ship_request(
+        self, order: ParsedOrder, tracking_number: str, carrier: str
+    ) -> tuple[str, dict] | None: ...
+
+    @abstractmethod
+    def api_base(self) -> str: ...
+
+    def api_headers(self) -> dict:
+        return {"Authorization": f"Bearer {self.credentials.get('api_token', '')}"}
+
+    def ensure_configured(self) -> None:
+        missing = [name for name in self.credential_fields if not self.credentials.get(name)]
+        if missing:
+            raise not_configured(
+                f"The {self.title} API has no {', '.join(missing)}: set them in PATCH "
+                "/marketplace/settings."
+            )
