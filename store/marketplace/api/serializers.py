@@ -18,14 +18,14 @@ from store.marketplace.services import IMPORT_STATUSES
 class StrictBody(serializers.Serializer):
     """Refuses fields it does not know (a typo), rather than ignoring them."""
 
-    def validate(self, attrs):
-        if isinstance(self.initial_data, dict):
-            unknown = sorted(str(name)[:64] for name in set(self.initial_data) - set(self.fields))
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(str(name)[:64] for name in set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError(
                     {name: ["This field cannot be set."] for name in unknown[:20]}
                 )
-        return attrs
+        return super().to_internal_value(data)
 
 
 # --- Queries and bodies ---------------------------------------------------------------------
@@ -91,7 +91,7 @@ class CredentialsField(serializers.DictField):
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and len(data) > 10:
-            self.fail("invalid")
+            raise serializers.ValidationError("At most 10 credentials.")
         return super().to_internal_value(data)
 
 
