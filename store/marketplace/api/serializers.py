@@ -31,14 +31,14 @@ class StrictBody(serializers.Serializer):
 # --- Queries and bodies ---------------------------------------------------------------------
 
 
-class OrderListQuerySerializer(serializers.Serializer):
+class MarketplaceOrderListQuerySerializer(serializers.Serializer):
     page = PageField()
     per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
     marketplace = serializers.ChoiceField(choices=MARKETPLACE_NAMES, required=False)
     state = serializers.CharField(
         required=False, max_length=32, help_text="The marketplace's state (open, accepted...)."
     )
-    import_status = serializers.ChoiceField(choices=ImportStatus.values, required=False)
+    import_status = serializers.ChoiceField(choices=ImportStatus.choices, required=False)
     date_from = serializers.DateField(
         required=False, help_text="ISO date; received on or after (UTC)."
     )
@@ -58,7 +58,7 @@ class OrderListQuerySerializer(serializers.Serializer):
         return attrs
 
 
-class AcknowledgeSerializer(StrictBody):
+class MarketplaceAcknowledgeSerializer(StrictBody):
     number_of_parcels = StrictIntegerField(min_value=1, max_value=50, required=False)
     pickup_location = StrictCharField(
         max_length=64, required=False, help_text="Skroutz: one of the order's accept_options."
@@ -68,17 +68,17 @@ class AcknowledgeSerializer(StrictBody):
     )
 
 
-class RejectSerializer(StrictBody):
+class MarketplaceRejectSerializer(StrictBody):
     reason = StrictCharField(max_length=500, help_text="Sent to the marketplace.")
 
 
-class ShipSerializer(StrictBody):
+class MarketplaceShipSerializer(StrictBody):
     tracking_number = StrictCharField(max_length=100)
     carrier = StrictCharField(max_length=100)
     tracking_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
 
 
-class CredentialsField(serializers.DictField):
+class MarketplaceCredentialsField(serializers.DictField):
     def __init__(self, **kwargs):
         kwargs.setdefault("child", StrictCharField(max_length=500, allow_blank=True))
         kwargs.setdefault("required", False)
@@ -103,7 +103,7 @@ class MarketplaceSettingsWriteSerializer(StrictBody):
         allow_blank=True,
         help_text='At least 16 characters; "" removes it. Write-only.',
     )
-    credentials = CredentialsField()
+    credentials = MarketplaceCredentialsField()
     auto_acknowledge = StrictBooleanField(required=False)
     order_status = serializers.ChoiceField(
         choices=[str(s) for s in IMPORT_STATUSES], required=False
@@ -112,13 +112,13 @@ class MarketplaceSettingsWriteSerializer(StrictBody):
     shipping_method_title = StrictCharField(max_length=100, required=False, allow_blank=True)
 
 
-class SettingsWriteSerializer(StrictBody):
+class MarketplaceSettingsChangeSerializer(StrictBody):
     pass
 
 
 for _name in MARKETPLACE_NAMES:
-    SettingsWriteSerializer._declared_fields[_name] = MarketplaceSettingsWriteSerializer(
-        required=False
+    MarketplaceSettingsChangeSerializer._declared_fields[_name] = (
+        MarketplaceSettingsWriteSerializer(required=False)
     )
 
 
@@ -141,7 +141,7 @@ class MarketplaceSettingsSerializer(serializers.Serializer):
     webhook_path = serializers.CharField(help_text="Where the marketplace sends its webhooks.")
 
 
-class SettingsSerializer(serializers.Serializer):
+class MarketplaceSettingsListSerializer(serializers.Serializer):
     marketplaces = MarketplaceSettingsSerializer(many=True)
 
 
@@ -163,7 +163,7 @@ def settings_data(account, *, prefix: str) -> dict:
     }
 
 
-class StoreOrderSerializer(serializers.Serializer):
+class MarketplaceStoreOrderSerializer(serializers.Serializer):
     id = IntegerField()
     number = serializers.CharField()
     status = serializers.CharField()
@@ -172,23 +172,23 @@ class StoreOrderSerializer(serializers.Serializer):
     total = serializers.CharField()
 
 
-class FailureSerializer(serializers.Serializer):
+class MarketplaceFailureSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
 
 
-class EventSerializer(serializers.Serializer):
+class MarketplaceEventSerializer(serializers.Serializer):
     id = IntegerField()
     event_id = serializers.CharField()
     type = serializers.CharField()
-    status = serializers.ChoiceField(choices=EventStatus.values)
+    status = serializers.ChoiceField(choices=EventStatus.choices)
     outcome = serializers.CharField(allow_blank=True)
     error = serializers.CharField(allow_blank=True)
     received_at = serializers.DateTimeField()
     processed_at = serializers.DateTimeField(allow_null=True)
 
 
-class LineSerializer(serializers.Serializer):
+class MarketplaceLineSerializer(serializers.Serializer):
     sku = serializers.CharField()
     quantity = IntegerField()
     unit_price = serializers.CharField()
@@ -200,13 +200,13 @@ class MarketplaceOrderSerializer(serializers.Serializer):
     marketplace = serializers.ChoiceField(choices=MARKETPLACE_NAMES)
     code = serializers.CharField()
     state = serializers.CharField()
-    import_status = serializers.ChoiceField(choices=ImportStatus.values)
-    failure = FailureSerializer(allow_null=True)
+    import_status = serializers.ChoiceField(choices=ImportStatus.choices)
+    failure = MarketplaceFailureSerializer(allow_null=True)
     import_attempts = IntegerField()
-    order = StoreOrderSerializer(allow_null=True)
+    order = MarketplaceStoreOrderSerializer(allow_null=True)
     currency = serializers.CharField()
     total = serializers.CharField()
-    lines = LineSerializer(many=True)
+    lines = MarketplaceLineSerializer(many=True)
     acknowledged_at = serializers.DateTimeField(allow_null=True)
     rejected_at = serializers.DateTimeField(allow_null=True)
     reject_reason = serializers.CharField(allow_blank=True)
@@ -221,21 +221,21 @@ class MarketplaceOrderDetailSerializer(MarketplaceOrderSerializer):
     billing_address = serializers.DictField()
     shipping_address = serializers.DictField()
     note = serializers.CharField(allow_blank=True)
-    events = EventSerializer(many=True)
+    events = MarketplaceEventSerializer(many=True)
 
 
 class MarketplaceOrderPageSerializer(MetaSerializer):
     orders = MarketplaceOrderSerializer(many=True)
 
 
-class WebhookAnswerSerializer(serializers.Serializer):
+class MarketplaceWebhookAnswerSerializer(serializers.Serializer):
     received = serializers.BooleanField()
     replayed = serializers.BooleanField(help_text="The same event id was received before.")
     marketplace = serializers.CharField()
     event_id = serializers.CharField()
     type = serializers.CharField()
     order_code = serializers.CharField(allow_blank=True)
-    status = serializers.ChoiceField(choices=EventStatus.values)
+    status = serializers.ChoiceField(choices=EventStatus.choices)
     outcome = serializers.CharField(
         allow_blank=True,
         help_text="Once processed: imported, import_failed, duplicate, updated, cancelled, "

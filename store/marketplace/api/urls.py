@@ -7,7 +7,7 @@ from . import views
 urlpatterns = [
     path(
         "marketplace/webhook/<str:marketplace>",
-        views.WebhookView.as_view(),
+        views.MarketplaceWebhookView.as_view(),
         name="store-marketplace-webhook",
     ),
     path(
@@ -22,27 +22,27 @@ urlpatterns = [
     ),
     path(
         "marketplace/orders/<id:order_id>/acknowledge",
-        views.AcknowledgeView.as_view(),
+        views.MarketplaceAcknowledgeView.as_view(),
         name="store-marketplace-order-acknowledge",
     ),
     path(
         "marketplace/orders/<id:order_id>/reject",
-        views.RejectView.as_view(),
+        views.MarketplaceRejectView.as_view(),
         name="store-marketplace-order-reject",
     ),
     path(
         "marketplace/orders/<id:order_id>/ship",
-        views.ShipView.as_view(),
+        views.MarketplaceShipView.as_view(),
         name="store-marketplace-order-ship",
     ),
     path(
         "marketplace/orders/<id:order_id>/import",
-        views.ImportView.as_view(),
+        views.MarketplaceImportView.as_view(),
         name="store-marketplace-order-import",
     ),
     path(
         "marketplace/settings",
-        views.SettingsView.as_view(),
+        views.MarketplaceSettingsView.as_view(),
         name="store-marketplace-settings",
     ),
 ]

@@ -59,7 +59,7 @@ changing nothing. While the broker is down the event waits (status `pending`) an
 once it is back."""
 
 
-class WebhookView(StoreAPIView):
+class MarketplaceWebhookView(StoreAPIView):
     access = {"*": PUBLIC}
     openapi_tag = TAG
     idempotent = False  # the event id is the idempotency key
@@ -68,7 +68,7 @@ class WebhookView(StoreAPIView):
         summary="Receive a marketplace's notification",
         parameters=[MARKETPLACE],
         request={"application/json": {"type": "object"}},
-        responses={200: s.WebhookAnswerSerializer},
+        responses={200: s.MarketplaceWebhookAnswerSerializer},
         errors={
             401: "Bad or missing signature (`invalid_signature`).",
             413: "The body is too large (`payload_too_large`).",
@@ -89,7 +89,7 @@ class MarketplaceOrderListView(StoreAPIView):
 
     @store_schema(
         summary="List marketplace orders",
-        parameters=[s.OrderListQuerySerializer],
+        parameters=[s.MarketplaceOrderListQuerySerializer],
         responses={200: s.MarketplaceOrderPageSerializer},
         description="`{orders, total, page, per_page, total_pages}`, newest first: each order "
         "a marketplace sold, its state there, whether it was imported (`import_status`; "
@@ -98,7 +98,7 @@ class MarketplaceOrderListView(StoreAPIView):
         "order code, or the store order number).",
     )
     def get(self, request):
-        query = validate_query(s.OrderListQuerySerializer, request.query_params)
+        query = validate_query(s.MarketplaceOrderListQuerySerializer, request.query_params)
         rows = selectors.order_list(
             marketplace=query.get("marketplace"),
             state=query.get("state"),
@@ -130,14 +130,14 @@ class MarketplaceOrderDetailView(StoreAPIView):
         return _detail(selectors.order_get(order_id))
 
 
-class AcknowledgeView(StoreAPIView):
+class MarketplaceAcknowledgeView(StoreAPIView):
     access = STAFF
     openapi_tag = TAG
 
     @store_schema(
         summary="Accept a marketplace order at the marketplace",
         parameters=[ORDER_ID],
-        request=s.AcknowledgeSerializer,
+        request=s.MarketplaceAcknowledgeSerializer,
         responses={200: s.MarketplaceOrderDetailSerializer},
         errors={
             409: "Cancelled or rejected (`marketplace_order_closed`), or not imported "
@@ -149,21 +149,21 @@ class AcknowledgeView(StoreAPIView):
         "again (or at the same time) answers the order as accepted, without a second call.",
     )
     def post(self, request, order_id):
-        body = validate_body(s.AcknowledgeSerializer, request.data)
+        body = validate_body(s.MarketplaceAcknowledgeSerializer, request.data)
         row = services.order_acknowledge(
             marketplace_order_id=order_id, options=dict(body), actor=request.user
         )
         return _detail(row)
 
 
-class RejectView(StoreAPIView):
+class MarketplaceRejectView(StoreAPIView):
     access = STAFF
     openapi_tag = TAG
 
     @store_schema(
         summary="Reject a marketplace order",
         parameters=[ORDER_ID],
-        request=s.RejectSerializer,
+        request=s.MarketplaceRejectSerializer,
         responses={200: s.MarketplaceOrderDetailSerializer},
         errors={
             409: "Accepted already (`marketplace_order_acknowledged`) or cancelled "
@@ -175,21 +175,21 @@ class RejectView(StoreAPIView):
         "only. Again answers the first rejection.",
     )
     def post(self, request, order_id):
-        body = validate_body(s.RejectSerializer, request.data)
+        body = validate_body(s.MarketplaceRejectSerializer, request.data)
         row = services.order_reject(
             marketplace_order_id=order_id, reason=body["reason"], actor=request.user
         )
         return _detail(row)
 
 
-class ShipView(StoreAPIView):
+class MarketplaceShipView(StoreAPIView):
     access = STAFF
     openapi_tag = TAG
 
     @store_schema(
         summary="Ship a marketplace order",
         parameters=[ORDER_ID],
-        request=s.ShipSerializer,
+        request=s.MarketplaceShipSerializer,
         responses={200: s.MarketplaceOrderDetailSerializer},
         errors={
             409: "Shipped already with another tracking number (`marketplace_order_shipped`), "
@@ -204,12 +204,12 @@ class ShipView(StoreAPIView):
         "tracking number answers the first.",
     )
     def post(self, request, order_id):
-        body = validate_body(s.ShipSerializer, request.data)
+        body = validate_body(s.MarketplaceShipSerializer, request.data)
         row = services.order_ship(marketplace_order_id=order_id, actor=request.user, **body)
         return _detail(row)
 
 
-class ImportView(StoreAPIView):
+class MarketplaceImportView(StoreAPIView):
     access = STAFF
     openapi_tag = TAG
 
@@ -231,7 +231,7 @@ class ImportView(StoreAPIView):
         return _detail(row)
 
 
-class SettingsView(StoreAPIView):
+class MarketplaceSettingsView(StoreAPIView):
     access = STAFF
     openapi_tag = TAG
 
@@ -241,7 +241,7 @@ class SettingsView(StoreAPIView):
 
     @store_schema(
         summary="Marketplace settings",
-        responses={200: s.SettingsSerializer},
+        responses={200: s.MarketplaceSettingsListSerializer},
         description="Per marketplace: enabled, whether its webhook secret and each API "
         "credential are set (never their values: they are stored sealed), "
         "auto_acknowledge, the status an imported order gets, its shipping method, and the "
@@ -251,8 +251,8 @@ class SettingsView(StoreAPIView):
         return Response(self._body())
 
     UPDATE = {
-        "request": s.SettingsWriteSerializer,
-        "responses": {200: s.SettingsSerializer},
+        "request": s.MarketplaceSettingsChangeSerializer,
+        "responses": {200: s.MarketplaceSettingsListSerializer},
     }
 
     @store_schema(
@@ -264,7 +264,7 @@ class SettingsView(StoreAPIView):
         **UPDATE,
     )
     def patch(self, request):
-        fields = validate_body(s.SettingsWriteSerializer, request.data, partial=True)
+        fields = validate_body(s.MarketplaceSettingsChangeSerializer, request.data, partial=True)
         services.settings_update(changes={k: dict(v) for k, v in fields.items()})
         return Response(self._body())
 
