@@ -416,3 +416,33 @@ def test_the_sweep_processes_events_left_pending(lamp):
     assert (event.status, event.outcome) == (EventStatus.PROCESSED, "imported")
     assert services.process_pending() == 0
     assert stock_of(lamp) == 8
+
+
+def test_the_beat_runs_the_sweep():
+    from config.celery import app
+
+    tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert "store_marketplace.process_pending" in tasks
+
+
+def test_a_failing_event_is_recorded_failed_and_retried(lamp, monkeypatch):
+    enable()
+    from store.marketplace.models import EventStatus
+
+    event = MarketplaceEvent.objects.create(
+        marketplace="skroutz", event_id="boom", type="new_order", payload=skroutz_event()
+    )
+
+    def explode(row):
+        raise RuntimeError("database hiccup")
+
+    monkeypatch.setattr(services, "_apply", explode)
+    with pytest.raises(RuntimeError):
+        services.event_process(event_pk=event.pk)
+    event.refresh_from_db()
+    assert (event.status, event.attempts) == (EventStatus.FAILED, 1)
+    assert "database hiccup" in event.error
+    monkeypatch.undo()
+    assert services.process_pending() == 1
+    event.refresh_from_db()
+    assert (event.status, event.outcome) == (EventStatus.PROCESSED, "imported")
