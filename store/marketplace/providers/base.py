@@ -25,6 +25,7 @@ from rest_framework import serializers
 
 from common.errors import ServiceError
 from store.common.errors import invalid_params, rule_broken
+from store.common.params import validate_body
 
 SIGNATURE_HEADER = "X-Marketplace-Signature"
 EVENT_ID_HEADER = "X-Marketplace-Event-Id"
@@ -168,33 +169,13 @@ class ParsedEvent:
     order: ParsedOrder | None
 
 
-def _errors(serializer) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-
-    def walk(detail, prefix: str = "") -> None:
-        if isinstance(detail, dict):
-            for key, value in detail.items():
-                walk(value, f"{prefix}.{key}" if prefix else str(key))
-        elif isinstance(detail, list) and detail and isinstance(detail[0], (dict, list)):
-            for index, value in enumerate(detail):
-                if value:
-                    walk(value, f"{prefix}.{index}" if prefix else str(index))
-        else:
-            items = detail if isinstance(detail, list) else [detail]
-            out.setdefault(prefix or "body", []).extend(str(item) for item in items)
-
-    walk(serializer.errors)
-    return dict(list(out.items())[:20])
-
-
 def validated(serializer_class, payload) -> dict:
-    """The payload validated by `serializer_class`, or 400 `invalid_payload` naming the fields."""
-    if not isinstance(payload, dict):
-        raise invalid_payload({"body": ["Send a JSON object."]})
-    serializer = serializer_class(data=payload)
-    if not serializer.is_valid():
-        raise invalid_payload(_errors(serializer))
-    return serializer.validated_data
+    """The payload validated by `serializer_class` (as the store validates bodies), or 400
+    `invalid_payload` naming each bad field."""
+    try:
+        return validate_body(serializer_class, payload)
+    except ServiceError as exc:
+        raise invalid_payload(exc.errors or {"body": [exc.detail]}) from exc
 
 
 class Text(serializers.CharField):

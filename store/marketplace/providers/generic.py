@@ -37,9 +37,6 @@ from store.marketplace.providers.base import (
     validated,
 )
 
-ADDRESS_KEYS = ("first_name", "last_name", "company", "address_1", "address_2", "city", "state",
-                "postcode", "country", "email", "phone")  # fmt: skip
-
 
 class _Address(serializers.Serializer):
     first_name = Text(100)
