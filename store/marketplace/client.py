@@ -20,21 +20,27 @@ from store.marketplace.providers.base import (
 TIMEOUT_SECONDS = 10
 
 
+def _record(provider, action: str, order: ParsedOrder, path: str, body: dict, *, response: str,
+            sandbox: bool) -> MarketplaceCall:  # fmt: skip
+    return MarketplaceCall.objects.create(
+        marketplace=provider.name,
+        action=action,
+        order_code=order.code,
+        request={"path": path, "body": body},
+        ok=True,
+        response=response,
+        sandbox=sandbox,
+    )
+
+
 def call(
     provider: MarketplaceProvider, *, action: str, order: ParsedOrder, request: tuple[str, dict]
 ) -> MarketplaceCall:
     """Send one action (`request`: the provider's (path, body)) and record it."""
     path, body = request
     if not settings.MARKETPLACE_LIVE_API:
-        return MarketplaceCall.objects.create(
-            marketplace=provider.name,
-            action=action,
-            order_code=order.code,
-            request={"path": path, "body": body},
-            ok=True,
-            response="sandbox: accepted (no call left the server)",
-            sandbox=True,
-        )
+        sandboxed = "sandbox: accepted (no call left the server)"
+        return _record(provider, action, order, path, body, response=sandboxed, sandbox=True)
     provider.ensure_configured()
     base = provider.api_base()
     if not base.startswith("https://"):
@@ -49,12 +55,6 @@ def call(
         ) from exc
     if not 200 <= answer.status_code < 300:
         raise unavailable(f"{provider.title} answered {answer.status_code} to {action}.")
-    return MarketplaceCall.objects.create(
-        marketplace=provider.name,
-        action=action,
-        order_code=order.code,
-        request={"path": path, "body": body},
-        ok=True,
-        response=f"{answer.status_code}",
-        sandbox=False,
+    return _record(
+        provider, action, order, path, body, response=str(answer.status_code), sandbox=False
     )
