@@ -4,20 +4,39 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('store_orders', '0004_restock_and_vat_number'),
+        ("store_orders", "0004_restock_and_vat_number"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='order',
-            name='source',
-            field=models.CharField(choices=[('api', 'API'), ('admin', 'Admin'), ('checkout', 'Checkout'), ('system', 'System'), ('marketplace', 'Marketplace')], default='api', max_length=16),
+            model_name="order",
+            name="source",
+            field=models.CharField(
+                choices=[
+                    ("api", "API"),
+                    ("admin", "Admin"),
+                    ("checkout", "Checkout"),
+                    ("system", "System"),
+                    ("marketplace", "Marketplace"),
+                ],
+                default="api",
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='orderstatuschange',
-            name='source',
-            field=models.CharField(choices=[('api', 'API'), ('admin', 'Admin'), ('checkout', 'Checkout'), ('system', 'System'), ('marketplace', 'Marketplace')], default='api', max_length=16),
+            model_name="orderstatuschange",
+            name="source",
+            field=models.CharField(
+                choices=[
+                    ("api", "API"),
+                    ("admin", "Admin"),
+                    ("checkout", "Checkout"),
+                    ("system", "System"),
+                    ("marketplace", "Marketplace"),
+                ],
+                default="api",
+                max_length=16,
+            ),
         ),
     ]
