@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -54,6 +55,20 @@ def unavailable(message: str) -> ServiceError:
 
 def not_configured(message: str) -> ServiceError:
     return rule_broken(message, code="marketplace_not_configured", status=409)
+
+
+_EVENT_ID = re.compile(r"^[\x21-\x7e]{1,200}$")
+
+
+def event_id_of(headers, default: str) -> str:
+    """The event id a marketplace names in X-Marketplace-Event-Id (printable ASCII, at most
+    200 characters: 400 `invalid_payload` otherwise), else `default` (at most 200)."""
+    named = headers.get(EVENT_ID_HEADER)
+    if named is None:
+        return default[:200]
+    if not _EVENT_ID.match(named):
+        raise invalid_payload({EVENT_ID_HEADER: ["1-200 printable ASCII characters."]})
+    return named
 
 
 def sign(body: bytes, secret: str, *, timestamp: int | None = None) -> str:

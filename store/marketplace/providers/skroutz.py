@@ -24,7 +24,6 @@ from rest_framework import serializers
 from common.api.fields import StrictIntegerField
 from store.common.params import StrictBooleanField, StrictDecimalField
 from store.marketplace.providers.base import (
-    EVENT_ID_HEADER,
     NEW_ORDER,
     ORDER_UPDATED,
     OTHER,
@@ -34,6 +33,7 @@ from store.marketplace.providers.base import (
     ParsedLine,
     ParsedOrder,
     Text,
+    event_id_of,
     validated,
 )
 
@@ -133,7 +133,7 @@ class SkroutzProvider(MarketplaceProvider):
             )
             event_id = f"{envelope['event_type']}:{str(code or '')[:64]}:{envelope['event_time']}"
             return ParsedEvent(
-                event_id=(headers.get(EVENT_ID_HEADER) or event_id)[:200],
+                event_id=event_id_of(headers, event_id),
                 type=envelope["event_type"],
                 kind=OTHER,
                 order=None,
@@ -178,7 +178,7 @@ class SkroutzProvider(MarketplaceProvider):
         )
         event_id = f"{body['event_type']}:{parsed.code}:{body['event_time']}"
         return ParsedEvent(
-            event_id=(headers.get(EVENT_ID_HEADER) or event_id)[:200],
+            event_id=event_id_of(headers, event_id),
             type=body["event_type"],
             kind=kind,
             order=parsed,

@@ -286,6 +286,7 @@ HOSTILE = [
     b'"state": "open", "line_items": [{"shop_uid": "LAMP-1", "quantity": 1, "unit_price": 1}]}}',
     b'{"event_type": "new_order", "event_time": "t", "order": {"code": "1", "state": "open", '
     b'"line_items": []}}',
+    b'{"event_type": "order_returned", "event_time": "t", "extra": 1e400}',
     b'{"event_type": "new_order", "event_time": "t", "order": {"code": "1", "state": "open", '
     b'"customer": [1], "line_items": [{"shop_uid": {"a": 1}, "quantity": 1, "unit_price": 1}]}}',
 ]
@@ -312,3 +313,17 @@ def test_the_event_is_recorded_and_enqueued_in_one_transaction(lamp):
     deliver(skroutz_event())
     message = OutboxMessage.objects.get(task="store_marketplace.process_event")
     assert message.sent_at is not None
+
+
+@pytest.mark.parametrize("named", ["has space", "x" * 201, "é"])
+def test_a_bad_event_id_header_is_refused(lamp, named):
+    enable()
+    error(deliver(skroutz_event(), headers={"X-Marketplace-Event-Id": named}), 400,
+          "invalid_payload")  # fmt: skip
+    nothing_recorded()
+
+
+def test_an_event_time_with_spaces_is_processed(lamp):
+    enable()
+    deliver(skroutz_event(time_="2026-11-24 09:00:00"))
+    assert MarketplaceEvent.objects.get().outcome == "imported"
