@@ -529,6 +529,8 @@ def settings_update(*, changes: dict[str, dict]) -> None:
         unknown = set(fields.get("credentials") or {}) - set(cls.credential_fields)
         for key in sorted(unknown):
             problems.add(f"{name}.credentials.{key}", f"{cls.title} takes no {key}.")
+        if "order_status" in fields and fields["order_status"] not in IMPORT_STATUSES:
+            problems.add(f"{name}.order_status", "pending, on_hold or processing.")
         secret = fields.get("webhook_secret")
         if secret and len(secret) < MIN_SECRET_LENGTH:
             problems.add(

@@ -130,3 +130,13 @@ def test_who_may_read_and_change_them(anon, customer_client):
     )
     assert answer.status_code == 200, answer.content
     assert MarketplaceAccount.objects.get().order_status == "pending"
+
+
+def test_the_service_refuses_a_terminal_import_status():
+    from common.errors import ServiceError
+    from store.marketplace import services
+
+    with pytest.raises(ServiceError) as refused:
+        services.settings_update(changes={"skroutz": {"order_status": "cancelled"}})
+    assert "skroutz.order_status" in refused.value.errors
+    assert not MarketplaceAccount.objects.exists()
