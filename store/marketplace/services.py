@@ -184,8 +184,10 @@ def _apply(row: MarketplaceEvent) -> tuple[str, MarketplaceOrder | None]:
     parsed = event.order
     order_row, created = _order_row(row.marketplace, parsed)
     if created:
-        if parsed.cancelled:
-            return "ignored", None  # sold and cancelled before we saw it: nothing to import
+        if parsed.cancelled:  # sold and cancelled before we saw it: nothing to import
+            _failure(order_row, "cancelled_before_import", "Cancelled at the marketplace first.")
+            order_row.save()
+            return "ignored", None
         _import(order_row, account)
         if order_row.import_status == ImportStatus.IMPORTED:
             return "imported", order_row

@@ -125,6 +125,9 @@ def test_a_cancelled_order_seen_first_is_not_imported(lamp):
     deliver(skroutz_event("order_updated", order=skroutz_order(state="cancelled")))
     assert MarketplaceEvent.objects.get().outcome == "ignored"
     assert not Order.objects.exists()
+    row = MarketplaceOrder.objects.get()
+    assert (row.failure_code, row.state) == ("cancelled_before_import", "cancelled")
+    error(staff().post(f"{ORDERS}/{row.pk}/import"), 409, "marketplace_order_closed")
 
 
 def test_a_cancellation_the_store_refuses_is_recorded(lamp):
