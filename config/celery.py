@@ -100,4 +100,9 @@ app.conf.beat_schedule = {
         "task": "erp_core.resume_stalled_jobs",
         "schedule": 60.0,
     },
+    # Marketplace sync: events whose processing was lost (a worker died) or failed run again.
+    "store-marketplace-process-pending": {
+        "task": "store_marketplace.process_pending",
+        "schedule": crontab(minute="*/5"),
+    },
 }

@@ -980,5 +980,21 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
 )
 
 # --- Marketplace sync (issue 16, point 5: store.marketplace) ------------------------------------
+# Inbound notifications: the largest body taken (413 past it) and how far a signature's
+# timestamp may be from now (seconds) before it is refused (401).
+MARKETPLACE_WEBHOOK_MAX_BYTES = env_int("MARKETPLACE_WEBHOOK_MAX_BYTES", 262144, minimum=1024)
+MARKETPLACE_WEBHOOK_TOLERANCE_SECONDS = env_int(
+    "MARKETPLACE_WEBHOOK_TOLERANCE_SECONDS", 300, minimum=30
+)
+# Off (the default): calls to the marketplaces' APIs go to the sandbox client, which records
+# them and answers at once; on: they are sent over HTTPS with each marketplace's credentials.
+MARKETPLACE_LIVE_API = env_bool("MARKETPLACE_LIVE_API", False)
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "MarketplaceNameEnum": "store.marketplace.providers.MARKETPLACE_NAMES",
+        "MarketplaceImportStatusEnum": "store.marketplace.models.ImportStatus",
+        "MarketplaceEventStatusEnum": "store.marketplace.models.EventStatus",
+    }
+)
 
 # --- Marketplace feeds (issue 16, point 5: store.feeds) -----------------------------------------

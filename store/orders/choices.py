@@ -104,3 +104,4 @@ class OrderSource(models.TextChoices):
     ADMIN = "admin", "Admin"
     CHECKOUT = "checkout", "Checkout"
     SYSTEM = "system", "System"
+    MARKETPLACE = "marketplace", "Marketplace"

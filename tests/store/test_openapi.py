@@ -292,6 +292,18 @@ SHIPPING_PATHS = {
     "/shipping/method-types",
 }
 
+# Issue 16, point 5: marketplace sync (store.marketplace).
+MARKETPLACE_PATHS = {
+    "/marketplace/webhook/{marketplace}",
+    "/marketplace/orders",
+    "/marketplace/orders/{order_id}",
+    "/marketplace/orders/{order_id}/acknowledge",
+    "/marketplace/orders/{order_id}/reject",
+    "/marketplace/orders/{order_id}/ship",
+    "/marketplace/orders/{order_id}/import",
+    "/marketplace/settings",
+}
+
 
 @pytest.fixture(scope="module")
 def schema(django_db_blocker):
@@ -402,6 +414,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | HR_PATHS
         | PAYMENT_PATHS
         | TAX_PATHS
+        | MARKETPLACE_PATHS
         == set(schema["paths"])
     )
     assert not any(path.startswith("/docs") for path in schema["paths"])
