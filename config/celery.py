@@ -100,4 +100,9 @@ app.conf.beat_schedule = {
         "task": "erp_core.resume_stalled_jobs",
         "schedule": 60.0,
     },
+    # Marketplace feeds: enabled feeds older than FEEDS_REGENERATE_MINUTES are generated again.
+    "store-feeds-regenerate-due": {
+        "task": "store_feeds.regenerate_due",
+        "schedule": crontab(minute="*/5"),
+    },
 }
