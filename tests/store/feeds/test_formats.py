@@ -49,7 +49,8 @@ def test_google_feed_is_rss_with_the_g_namespace_and_validates():
     assert body.startswith(b'<?xml version="1.0" encoding="utf-8"?>')
     assert validation.validate("google", body) == []
     root = ET.fromstring(body)  # noqa: S314
-    assert root.tag == "rss" and root.get("version") == "2.0"
+    assert root.tag == "rss"
+    assert root.get("version") == "2.0"
     assert f'xmlns:g="{GOOGLE_NS}"'.encode() in body
     (item,) = google_items(root)
     assert item["g:id"] == "LAMP-1"
@@ -211,7 +212,7 @@ def test_out_of_stock_drafts_and_other_categories_are_left_out():
     assert set(items) == {"Lamp", "Mug", "Gone"}
     assert items["Gone"]["g:availability"] == "out_of_stock"
     sk = generated("skroutz", include_out_of_stock=True)
-    gone_row = [p for p in sk.iter("product") if p.findtext("name") == "Gone"][0]
+    gone_row = next(p for p in sk.iter("product") if p.findtext("name") == "Gone")
     assert gone_row.findtext("availability") == "Κατόπιν παραγγελίας"
 
 
@@ -221,15 +222,18 @@ def test_illegal_xml_characters_are_dropped_and_text_escaped():
         enable(marketplace)
         body = content(marketplace)
         assert validation.validate(marketplace, body) == []
-        assert b"\x00" not in body and b"\x07" not in body
+        assert b"\x00" not in body
+        assert b"\x07" not in body
         assert b"Bad title &amp; &lt;b&gt;" in body
 
 
 def test_clean_and_gtin_helpers():
     assert clean("a\ud800b\x0cc  d") == "abc d"
     assert clean("x" * 10, limit=3) == "xxx"
-    assert gtin_valid("4006381333931") and not gtin_valid("4006381333932")
-    assert not gtin_valid("12345") and not gtin_valid("abcdefgh")
+    assert gtin_valid("4006381333931")
+    assert not gtin_valid("4006381333932")
+    assert not gtin_valid("12345")
+    assert not gtin_valid("abcdefgh")
 
 
 def test_the_mapping_names_each_marketplaces_category():
@@ -285,6 +289,6 @@ def test_generation_queries_do_not_grow_with_products(django_assert_max_num_quer
             with_gallery(
                 complete_product(title=f"More {marketplace} {n}", brand=brand, category=category), 1
             )
-        with django_assert_max_num_queries(small) as many:
+        with django_assert_max_num_queries(small):
             feed = services.generate(marketplace=marketplace)
         assert feed.item_count >= 23
