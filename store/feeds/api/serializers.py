@@ -130,7 +130,7 @@ class MappingSerializer(serializers.Serializer):
 
 class MappingWriteSerializer(serializers.Serializer):
     mapping = serializers.DictField(
-        child=serializers.CharField(allow_null=True),
+        child=StrictCharField(allow_null=True, allow_blank=True, trim_whitespace=False),
         help_text="{store category id: marketplace category}. Google: a numeric Google product "
         "category id or its full path ('Apparel & Accessories > Clothing'); Skroutz: the "
         "category path. PATCH: null removes an entry.",
