@@ -62,33 +62,21 @@ class FeedAdmin(ServiceAdmin):
     def remove(self, request, obj):
         raise NotImplementedError  # never reached: deleting is not allowed
 
+    def _each(self, request, queryset, call, done: str) -> None:
+        marketplaces = queryset.values_list("marketplace", flat=True)
+        count = for_each(self, request, marketplaces, lambda m: call(marketplace=m), label="Feed")
+        if count:
+            self.message_user(request, done.format(count=count), messages.SUCCESS)
+
     @admin.action(description="Generate the selected feeds")
     def generate(self, request, queryset):
-        done = for_each(
-            self,
-            request,
-            queryset.values_list("marketplace", flat=True),
-            lambda marketplace: services.generation_request(marketplace=marketplace),
-            label="Feed",
-        )
-        if done:
-            self.message_user(request, f"{done} feed(s) queued for generation.", messages.SUCCESS)
+        done = "{count} feed(s) queued for generation."
+        self._each(request, queryset, services.generation_request, done)
 
     @admin.action(description="Rotate the secret URL token of the selected feeds")
     def rotate_token(self, request, queryset):
-        done = for_each(
-            self,
-            request,
-            queryset.values_list("marketplace", flat=True),
-            lambda marketplace: services.feed_rotate_token(marketplace=marketplace),
-            label="Feed",
-        )
-        if done:
-            self.message_user(
-                request,
-                f"{done} token(s) rotated: give the marketplaces the new URLs.",
-                messages.SUCCESS,
-            )
+        done = "{count} token(s) rotated: give the marketplaces the new URLs."
+        self._each(request, queryset, services.feed_rotate_token, done)
 
 
 class CategoryMappingForm(ServiceForm):

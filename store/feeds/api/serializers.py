@@ -10,14 +10,20 @@ from common.api.fields import IdField, IntegerField
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.pagination import MetaSerializer
-from store.common.params import PageField, PerPageField, StrictBooleanField, StrictCharField
+from store.common.params import (
+    PageField,
+    PerPageField,
+    StrictBody,
+    StrictBooleanField,
+    StrictCharField,
+)
 from store.feeds.formats import SKROUTZ_AVAILABILITY, SKROUTZ_DEFAULTS
 from store.feeds.models import Feed, FeedFile, FeedStatus, Marketplace
 
 AVAILABILITY_HELP = "Skroutz only; one of: " + "; ".join(SKROUTZ_AVAILABILITY) + ". Blank: default."
 
 
-class FeedWriteSerializer(serializers.Serializer):
+class FeedWriteSerializer(StrictBody):
     """Refuses fields it does not know (a typo, or `token`), rather than ignoring them."""
 
     enabled = StrictBooleanField(required=False)
@@ -48,15 +54,6 @@ class FeedWriteSerializer(serializers.Serializer):
     availability_out_of_stock = StrictCharField(
         required=False, allow_blank=True, max_length=64, help_text=AVAILABILITY_HELP
     )
-
-    def validate(self, attrs):
-        if isinstance(self.initial_data, dict):
-            unknown = sorted(str(name)[:64] for name in set(self.initial_data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ["This field cannot be set."] for name in unknown[:20]}
-                )
-        return attrs
 
 
 class SkippedSerializer(serializers.Serializer):

@@ -52,6 +52,20 @@ listed in the status's skipped products; a generated feed is checked against its
 (Skroutz: its XSD) before it replaces the stored one."""
 
 
+def operation(summary: str, *, responses: dict, description: str, errors=None, **kwargs):
+    """A marketplace route's OpenAPI operation: the `marketplace` path parameter and its 404
+    come with it."""
+    parameters = [MARKETPLACE, *kwargs.pop("parameters", [])]
+    return store_schema(
+        summary=summary,
+        parameters=parameters,
+        responses=responses,
+        errors={**UNKNOWN, **(errors or {})},
+        description=description,
+        **kwargs,
+    )
+
+
 def _status(marketplace: str) -> dict:
     feed = services.feed_ensure(marketplace)
     return s.feed_data(feed, selectors.feed_file_meta(marketplace))
@@ -81,11 +95,9 @@ class FeedListView(FeedView):
 
 @NO_STORE
 class FeedDetailView(FeedView):
-    @store_schema(
+    @operation(
         summary="Read a marketplace feed's status and settings",
-        parameters=[MARKETPLACE],
         responses={200: s.FeedSerializer},
-        errors=UNKNOWN,
         description="The feed's status (`never`, `queued`, `running`, `ready`, `failed` with "
         "its `error`), counts, ETag and secret `url`, and its settings.\n\n" + FORMATS_TEXT,
     )
@@ -93,12 +105,10 @@ class FeedDetailView(FeedView):
         selectors.marketplace_checked(marketplace)
         return Response(_status(marketplace))
 
-    @store_schema(
+    @operation(
         summary="Change a marketplace feed's settings",
-        parameters=[MARKETPLACE],
         request=s.FeedWriteSerializer,
         responses={200: s.FeedSerializer},
-        errors=UNKNOWN,
         description="Any of `enabled`, `include_out_of_stock`, `category_ids` (unknown ones "
         "refused, naming them), `shipping_price` and `shipping_country` (Google's "
         "`g:shipping`), and Skroutz's availability phrases; unknown fields are refused. The "
@@ -110,12 +120,10 @@ class FeedDetailView(FeedView):
         services.feed_update(marketplace=marketplace, fields=dict(fields))
         return Response(_status(marketplace))
 
-    @store_schema(
+    @operation(
         summary="Change a marketplace feed's settings (same as PATCH)",
-        parameters=[MARKETPLACE],
         request=s.FeedWriteSerializer,
         responses={200: s.FeedSerializer},
-        errors=UNKNOWN,
         description="Same as PATCH: only the fields sent change.",
     )
     def put(self, request, marketplace):
@@ -123,15 +131,11 @@ class FeedDetailView(FeedView):
 
 
 class FeedGenerateView(FeedView):
-    @store_schema(
+    @operation(
         summary="Generate a marketplace feed",
         request=None,
-        parameters=[MARKETPLACE],
         responses={202: s.FeedSerializer},
-        errors={
-            **UNKNOWN,
-            409: "The feed is not enabled (`feed_disabled`).",
-        },
+        errors={409: "The feed is not enabled (`feed_disabled`)."},
         description="Asks a worker to generate the feed (after this request commits; asks "
         "made while one waits join it) and answers its status, `queued`. Enabled feeds are "
         "also generated again by the beat when older than FEEDS_REGENERATE_MINUTES.",
@@ -145,12 +149,10 @@ class FeedGenerateView(FeedView):
 
 @NO_STORE
 class FeedRotateTokenView(FeedView):
-    @store_schema(
+    @operation(
         summary="Rotate a marketplace feed's secret URL token",
         request=None,
-        parameters=[MARKETPLACE],
         responses={200: s.FeedSerializer},
-        errors=UNKNOWN,
         description="A new token, in force at once: the old feed URL answers 403 "
         "`invalid_feed_token` from now on; give the marketplace the new `url`.",
     )
@@ -161,11 +163,10 @@ class FeedRotateTokenView(FeedView):
 
 
 class FeedSkippedView(FeedView):
-    @store_schema(
+    @operation(
         summary="The products the last generation left out",
-        parameters=[MARKETPLACE, s.SkippedQuerySerializer],
+        parameters=[s.SkippedQuerySerializer],
         responses={200: s.SkippedPageSerializer},
-        errors=UNKNOWN,
         description="`{skipped, total, page, per_page, total_pages, skipped_total}`: each "
         "product (or variant) left out of the feed and the required attributes it lacks "
         "(`missing`). The first FEEDS_SKIPPED_KEPT are kept; `skipped_total` counts all.",
@@ -191,10 +192,9 @@ class FeedFileView(StoreAPIView):
     access = {"*": PUBLIC}
     openapi_tag = TAG
 
-    @store_schema(
+    @operation(
         summary="Fetch a marketplace feed (the XML)",
         parameters=[
-            MARKETPLACE,
             OpenApiParameter(
                 "token", str, description="The feed's secret token (its status's `url`)."
             ),
@@ -272,11 +272,9 @@ class CategoryMappingView(FeedView):
             }
         )
 
-    @store_schema(
+    @operation(
         summary="Read a marketplace's category mapping",
-        parameters=[MARKETPLACE],
         responses={200: s.MappingSerializer},
-        errors=UNKNOWN,
         description="`{marketplace, mapping: {category_id: marketplace category}, entries}`: "
         "the store's categories mapped to the marketplace's (Google: `g:google_product_category`"
         "; Skroutz: the product's `category`). A product uses its deepest category's mapping, "
@@ -292,12 +290,10 @@ class CategoryMappingView(FeedView):
         services.mapping_set(marketplace=marketplace, entries=fields["mapping"], replace=replace)
         return self._answer(marketplace)
 
-    @store_schema(
+    @operation(
         summary="Replace a marketplace's category mapping",
-        parameters=[MARKETPLACE],
         request=s.MappingWriteSerializer,
         responses={200: s.MappingSerializer},
-        errors=UNKNOWN,
         description="`{mapping: {category_id: marketplace category}}` becomes the whole "
         "mapping (categories left out lose theirs). Google: a numeric Google product category "
         "id or its full path (`Home & Garden > Kitchen & Dining`); Skroutz: the category path. "
@@ -307,12 +303,10 @@ class CategoryMappingView(FeedView):
     def put(self, request, marketplace):
         return self._write(request, marketplace, replace=True)
 
-    @store_schema(
+    @operation(
         summary="Change entries of a marketplace's category mapping",
-        parameters=[MARKETPLACE],
         request=s.MappingWriteSerializer,
         responses={200: s.MappingSerializer},
-        errors=UNKNOWN,
         description="As PUT, but only the entries sent change; a null value removes that "
         "category's entry.",
     )
