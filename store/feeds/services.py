@@ -193,6 +193,10 @@ def generate(*, marketplace: str) -> Feed:
     feed = feed_ensure(marketplace)
     if not feed.enabled:
         logger.info("feed %s is disabled: not generated", marketplace)
+        if feed.status in (FeedStatus.QUEUED, FeedStatus.RUNNING):  # turned off while waiting
+            done = FeedStatus.READY if feed.generated_at else FeedStatus.NEVER
+            Feed.objects.filter(pk=feed.pk).update(status=done)
+            feed.refresh_from_db()
         return feed
     started = timezone.now()
     Feed.objects.filter(pk=feed.pk).update(status=FeedStatus.RUNNING, started_at=started)

@@ -11,7 +11,7 @@ from common.models import OutboxMessage
 from store.feeds import services
 from store.feeds.models import Feed
 from tests.store.catalog.factories import BrandFactory, CategoryFactory
-from tests.store.conftest import API, error
+from tests.store.conftest import API, basic_auth, error
 from tests.store.feeds.conftest import (
     FEEDS,
     complete_product,
@@ -130,6 +130,29 @@ def test_hostile_bodies_never_500(staff, body):
         for method in ("patch", "put"):
             response = getattr(staff, method)(url, body, content_type="application/json")
             assert 400 <= response.status_code < 500, (url, body[:50], response.content[:200])
+
+
+def test_the_sweeps_hostile_bodies_on_real_marketplaces(seller):
+    """The hardening sweep calls these routes with an unknown marketplace (404 first); here
+    its bodies reach the real ones, as an administrator over Basic with CSRF enforced."""
+    from django.test import Client
+
+    from tests.hardening.test_every_route import HOSTILE
+
+    client = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=basic_auth(seller))
+    enable("google")
+    for body in HOSTILE.values():
+        for method, url in (
+            ("patch", f"{FEEDS}/google"),
+            ("put", f"{FEEDS}/skroutz"),
+            ("post", f"{FEEDS}/google/generate"),
+            ("post", f"{FEEDS}/skroutz/rotate-token"),
+            ("put", f"{API}/marketplace/categories/mapping/google"),
+            ("patch", f"{API}/marketplace/categories/mapping/skroutz"),
+        ):
+            response = getattr(client, method)(url, body, content_type="application/json")
+            assert response.status_code < 500, (method, url, body[:40], response.content[:200])
+            assert response["Content-Type"].startswith("application/json")
 
 
 def test_generate_answers_202_and_enqueues_once_after_commit(
@@ -326,6 +349,16 @@ def test_the_beat_asks_for_stale_enabled_feeds_only(settings):
         generated_at=timezone.now() - timedelta(minutes=settings.FEEDS_REGENERATE_MINUTES + 1)
     )
     assert services.regenerate_due() == ["google"]
+
+
+def test_a_feed_turned_off_while_queued_is_not_generated(staff):
+    complete_product()
+    enable("google")
+    services.generation_request(marketplace="google")
+    services.feed_update(marketplace="google", fields={"enabled": False})
+    feed = services.generate(marketplace="google")
+    assert feed.status == "never"
+    assert staff.get(f"{FEEDS}/google/feed.xml").status_code == 404
 
 
 def test_the_tasks_are_registered():
