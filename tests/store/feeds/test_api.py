@@ -366,3 +366,7 @@ def test_the_tasks_are_registered():
 
     assert task_named("store_feeds.generate").acks_late
     assert task_named("store_feeds.regenerate_due").acks_late
+    from config.celery import app
+
+    tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert "store_feeds.regenerate_due" in tasks
