@@ -67,6 +67,9 @@ class FeedFile(models.Model):
 
     feed = models.OneToOneField(Feed, on_delete=models.CASCADE, related_name="file")
     content = models.BinaryField()
+    # The same bytes gzipped (mtime 0: the same content gives the same file), served at
+    # feed.xml.gz (Skroutz wants feeds over 10 MB compressed).
+    compressed = models.BinaryField(default=b"")
     etag = models.CharField(max_length=64)
     size = models.PositiveBigIntegerField(default=0)
     # When the content last changed (Last-Modified): a regeneration giving the same bytes

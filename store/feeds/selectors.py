@@ -36,15 +36,18 @@ def feeds() -> dict[str, Feed]:
     return {feed.marketplace: feed for feed in Feed.objects.all()}
 
 
-def feed_file_of(feed: Feed) -> FeedFile | None:
-    return FeedFile.objects.filter(feed=feed).first()
+def feed_file_bytes(feed: Feed, *, compressed: bool) -> bytes:
+    """The stored feed's bytes (gzipped with `compressed`), only that column read."""
+    name = "compressed" if compressed else "content"
+    value = FeedFile.objects.filter(feed=feed).values_list(name, flat=True).first()
+    return bytes(value or b"")
 
 
 def feed_file_meta(marketplace: str) -> FeedFile | None:
     """The stored feed's ETag, size and time, without its content."""
     return (
         FeedFile.objects.filter(feed__marketplace=marketplace)
-        .defer("content")
+        .defer("content", "compressed")
         .select_related("feed")
         .first()
     )
@@ -52,7 +55,7 @@ def feed_file_meta(marketplace: str) -> FeedFile | None:
 
 def feed_files_meta() -> dict[str, FeedFile]:
     """Every stored feed's ETag, size and time (one query), by marketplace."""
-    rows = FeedFile.objects.defer("content").select_related("feed")
+    rows = FeedFile.objects.defer("content", "compressed").select_related("feed")
     return {row.feed.marketplace: row for row in rows}
 
 

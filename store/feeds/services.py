@@ -6,6 +6,7 @@ Views, admin actions, the task and the beat all call these functions.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import hmac
 import logging
@@ -220,14 +221,23 @@ def generate(*, marketplace: str) -> Feed:
     now = timezone.now()
     with transaction.atomic():
         locked = Feed.objects.select_for_update().get(pk=feed.pk)
-        current = FeedFile.objects.filter(feed=locked).defer("content").first()
+        current = FeedFile.objects.filter(feed=locked).defer("content", "compressed").first()
         if current is None:
             FeedFile.objects.create(
-                feed=locked, content=content, etag=etag, size=len(content), modified_at=now
+                feed=locked,
+                content=content,
+                compressed=gzip.compress(content, mtime=0),
+                etag=etag,
+                size=len(content),
+                modified_at=now,
             )
         elif current.etag != etag:
             FeedFile.objects.filter(pk=current.pk).update(
-                content=content, etag=etag, size=len(content), modified_at=now
+                content=content,
+                compressed=gzip.compress(content, mtime=0),
+                etag=etag,
+                size=len(content),
+                modified_at=now,
             )
         requested_again = locked.requested_at is not None and locked.requested_at > started
         Feed.objects.filter(pk=locked.pk).update(

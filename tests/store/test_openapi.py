@@ -300,6 +300,7 @@ FEED_PATHS = {
     "/marketplace/feeds/{marketplace}/rotate-token",
     "/marketplace/feeds/{marketplace}/skipped",
     "/marketplace/feeds/{marketplace}/feed.xml",
+    "/marketplace/feeds/{marketplace}/feed.xml.gz",
     "/marketplace/categories/mapping/{marketplace}",
 }
 

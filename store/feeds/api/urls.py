@@ -28,6 +28,11 @@ urlpatterns = [
         name="store-feed-xml",
     ),
     path(
+        "marketplace/feeds/<str:marketplace>/feed.xml.gz",
+        views.FeedGzipView.as_view(),
+        name="store-feed-xml-gz",
+    ),
+    path(
         "marketplace/categories/mapping/<str:marketplace>",
         views.CategoryMappingView.as_view(),
         name="store-feed-category-mapping",

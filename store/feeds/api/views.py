@@ -186,27 +186,26 @@ class FeedSkippedView(FeedView):
         return Response({"skipped": page.items, **page.meta(), "skipped_total": feed.skipped_count})
 
 
+FILE_ERRORS = {
+    403: "Neither the feed's token nor ec_manage_marketplace (`invalid_feed_token`).",
+    404: "No such marketplace, or the feed was never generated (`feed_not_generated`).",
+}
+TOKEN = OpenApiParameter("token", str, description="The feed's secret token (its status's `url`).")
+NOT_MODIFIED = OpenApiResponse(description="Not modified (If-None-Match / If-Modified-Since).")
+
+
 class FeedFileView(StoreAPIView):
     """The feed itself: for the marketplace (its secret `token`) or for staff."""
 
     access = {"*": PUBLIC}
     openapi_tag = TAG
+    compressed = False
 
     @operation(
         summary="Fetch a marketplace feed (the XML)",
-        parameters=[
-            OpenApiParameter(
-                "token", str, description="The feed's secret token (its status's `url`)."
-            ),
-        ],
-        responses={
-            (200, "application/xml"): OpenApiTypes.STR,
-            304: OpenApiResponse(description="Not modified (If-None-Match / If-Modified-Since)."),
-        },
-        errors={
-            403: "Neither the feed's token nor ec_manage_marketplace (`invalid_feed_token`).",
-            404: "No such marketplace, or the feed was never generated (`feed_not_generated`).",
-        },
+        parameters=[TOKEN],
+        responses={(200, "application/xml"): OpenApiTypes.STR, 304: NOT_MODIFIED},
+        errors=FILE_ERRORS,
         description="The last generated feed, as stored: `ETag` (its SHA-256) and "
         "`Last-Modified`; `If-None-Match` (or `If-Modified-Since`) answers 304. Marketplaces "
         "fetch it without logging in, with the secret `token` of the feed's URL (rotate it to "
@@ -230,7 +229,7 @@ class FeedFileView(StoreAPIView):
             raise rule_broken(
                 "The feed has not been generated yet.", code="feed_not_generated", status=404
             )
-        etag = f'"{meta.etag}"'
+        etag = f'"{meta.etag}-gz"' if self.compressed else f'"{meta.etag}"'
         headers = {
             "ETag": etag,
             "Last-Modified": http_date(meta.modified_at.timestamp()),
@@ -239,14 +238,35 @@ class FeedFileView(StoreAPIView):
         }
         if _not_modified(request, etag, meta.modified_at.timestamp()):
             response = HttpResponse(status=304)
-        else:
-            file = selectors.feed_file_of(feed)
+        elif self.compressed:
             response = HttpResponse(
-                bytes(file.content), content_type=FORMATS[marketplace].content_type
+                selectors.feed_file_bytes(feed, compressed=True), content_type="application/gzip"
+            )
+            headers["Content-Disposition"] = f'attachment; filename="{marketplace}.xml.gz"'
+        else:
+            response = HttpResponse(
+                selectors.feed_file_bytes(feed, compressed=False),
+                content_type=FORMATS[marketplace].content_type,
             )
         for name, value in headers.items():
             response[name] = value
         return response
+
+
+class FeedGzipView(FeedFileView):
+    compressed = True
+
+    @operation(
+        summary="Fetch a marketplace feed, gzipped",
+        parameters=[TOKEN],
+        responses={(200, "application/gzip"): OpenApiTypes.BINARY, 304: NOT_MODIFIED},
+        errors=FILE_ERRORS,
+        description="The same feed as feed.xml, gzipped (`application/gzip`; Skroutz wants "
+        "feeds over 10 MB compressed), with its own `ETag` (the feed's, suffixed `-gz`); the "
+        "same token rule and 304s.",
+    )
+    def get(self, request, marketplace):
+        return super().get(request, marketplace)
 
 
 def _not_modified(request, etag: str, modified: float) -> bool:

@@ -4,6 +4,8 @@ refusals and query ceilings."""
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from django.utils.http import http_date
 
@@ -214,6 +216,26 @@ def test_the_feed_file_with_etag_last_modified_and_304(anon, staff):
     assert anon.get(url, HTTP_IF_MODIFIED_SINCE="garbage").status_code == 200
     assert staff.get(f"{FEEDS}/google/feed.xml").status_code == 200  # staff need no token
     assert anon.get(f"{FEEDS}/skroutz/feed.xml?token={feed.token}").status_code == 403
+
+
+def test_the_gzipped_feed(anon):
+    complete_product()
+    enable("skroutz")
+    feed = services.generate(marketplace="skroutz")
+    url = f"{FEEDS}/skroutz/feed.xml.gz?token={feed.token}"
+    response = anon.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/gzip"
+    assert gzip.decompress(response.content) == bytes(feed.file.content)
+    assert response["ETag"] == f'"{feed.file.etag}-gz"'
+    assert response["Content-Disposition"] == 'attachment; filename="skroutz.xml.gz"'
+    assert anon.get(url, HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
+    plain_etag = f'"{feed.file.etag}"'
+    assert anon.get(url, HTTP_IF_NONE_MATCH=plain_etag).status_code == 200
+    error(anon.get(f"{FEEDS}/skroutz/feed.xml.gz?token=wrong"), 403, "invalid_feed_token")
+    again = services.generate(marketplace="skroutz")  # the same catalog: the same bytes
+    assert anon.get(url, HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
+    assert again.file.etag == feed.file.etag
 
 
 @pytest.mark.parametrize(
