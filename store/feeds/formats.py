@@ -11,7 +11,7 @@ surrogates, U+FFFE/U+FFFF). Nothing is assembled as a string.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import quote
 from xml.sax.saxutils import XMLGenerator
@@ -124,6 +124,7 @@ class Context:
     taxonomy: Taxonomy
     mapping: dict[int, str]
     percents: dict[str, Decimal]  # each tax class's rate at the store's country
+    ids: set[str] = field(default_factory=set)  # the item ids written so far
 
     @property
     def currency(self) -> str:
@@ -271,8 +272,11 @@ class GoogleFormat:
                 missing.append(name)
         if gtin and not gtin_valid(gtin):
             missing.append("gtin")
+        if item_id in ctx.ids:  # a SKU shared with another product's variant, or the like
+            missing.append("id")
         if missing:
             return None, Skip(product, variant, missing)
+        ctx.ids.add(item_id)
 
         fields: list = [
             ("g:id", item_id),
@@ -348,12 +352,12 @@ class SkroutzFormat:
         writer.end("product")
 
     def availability(self, status: str, feed: Feed) -> str:
-        field = {
+        setting = {
             StockStatus.IN_STOCK: "availability_in_stock",
             StockStatus.ON_BACKORDER: "availability_backorder",
             StockStatus.OUT_OF_STOCK: "availability_out_of_stock",
         }.get(status, "availability_in_stock")
-        return getattr(feed, field) or SKROUTZ_DEFAULTS[field]
+        return getattr(feed, setting) or SKROUTZ_DEFAULTS[setting]
 
     def entries(self, product: Product, ctx: Context):
         missing: list[str] = []
@@ -376,7 +380,7 @@ class SkroutzFormat:
             price = min(v.price for v in variants)
         manufacturer = clean(product.brand.name, limit=100) if product.brand_id else ""
         ean = clean(product.ean)
-        for field, present in (
+        for attribute, present in (
             ("name", name),
             ("image", images),
             ("category", category),
@@ -384,7 +388,7 @@ class SkroutzFormat:
             ("manufacturer", manufacturer),
         ):
             if not present:
-                missing.append(field)
+                missing.append(attribute)
         if product.type == ProductType.VARIABLE and not variants:
             missing.append("variants")
         if ean and not gtin_valid(ean):
@@ -427,7 +431,7 @@ class SkroutzFormat:
         if len(colors) == 1:
             fields.append(("color", colors[0]))
         weight = product.weight
-        if weight is not None:
+        if weight is not None and weight >= 0:
             unit = ctx.config["general"]["weight_unit"]
             grams = (Decimal(weight) * GRAMS[unit]).quantize(Decimal(1), rounding=ROUND_HALF_UP)
             fields.append(("weight", str(int(grams))))

@@ -201,6 +201,23 @@ def test_products_missing_required_attributes_are_skipped_and_reported():
     ]
 
 
+def test_a_repeated_google_id_is_skipped_not_a_broken_feed():
+    complete_product(title="Simple", sku="DUP")
+    shirt = complete_product(title="Shirt", type="variable", sku="SHIRT")
+    size = AttributeFactory(slug="size", name="Size")
+    make_variant(shirt, TermFactory(attribute=size, name="M"), sku="DUP-2", regular_price="9")
+    # Product and variant SKUs are unique each in their own table: they can meet in g:id.
+    Product.objects.filter(pk=shirt.pk).update(sku="")
+    shirt.variants.update(sku="DUP")
+    enable("google")
+    feed = services.generate(marketplace="google")
+    assert feed.status == "ready", feed.error
+    assert feed.item_count == 1
+    (skipped,) = feed.skipped
+    assert skipped["missing"] == ["id"]
+    assert skipped["variant_id"] == shirt.variants.get().pk
+
+
 def test_out_of_stock_drafts_and_other_categories_are_left_out():
     lamps, mugs = CategoryFactory(name="Lamps"), CategoryFactory(name="Mugs")
     complete_product(title="Lamp", category=lamps)
