@@ -100,3 +100,20 @@ def test_mappings_go_through_the_service(staff):
     delete = reverse("admin:store_feeds_categorymapping_delete", args=[mapping.pk])
     assert staff.post(delete, {"post": "yes"}).status_code == 302
     assert not CategoryMapping.objects.exists()
+
+
+def test_the_generate_feeds_command(capsys):
+    from django.core.management import CommandError, call_command
+
+    call_command("generate_feeds")
+    assert "No feed is enabled." in capsys.readouterr().out
+    with pytest.raises(CommandError, match="Unknown marketplace"):
+        call_command("generate_feeds", "ebay")
+    with pytest.raises(CommandError, match="Not enabled: google"):
+        call_command("generate_feeds", "google")
+    services.feed_update(marketplace="google", fields={"enabled": True})
+    call_command("generate_feeds")
+    assert "google: ready, 0 item(s), 0 skipped." in capsys.readouterr().out
+    call_command("generate_feeds", "google", "--enqueue")
+    assert "google: generation enqueued." in capsys.readouterr().out
+    assert OutboxMessage.objects.filter(task="store_feeds.generate").count() == 1
