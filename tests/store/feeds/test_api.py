@@ -251,6 +251,12 @@ def test_a_wrong_or_missing_token_is_refused(anon, customer_client, query):
     error(customer_client.get(url), 403, "invalid_feed_token")
 
 
+def test_a_refused_fetch_writes_nothing(anon, staff):
+    error(anon.get(f"{FEEDS}/google/feed.xml?token=guess"), 403, "invalid_feed_token")
+    assert not Feed.objects.exists()
+    error(staff.get(f"{FEEDS}/google/feed.xml"), 404, "feed_not_generated")
+
+
 def test_a_nul_in_the_token_is_a_bad_parameter(anon):
     services.feed_ensure("google")
     error(anon.get(f"{FEEDS}/google/feed.xml?token=%00"), 400, "invalid_param")
