@@ -992,3 +992,9 @@ FEEDS_CHUNK_SIZE = env_int("FEEDS_CHUNK_SIZE", 500, minimum=10)
 FEEDS_PRODUCT_PATH = env_str("FEEDS_PRODUCT_PATH", "/product/{slug}")
 # How many skipped products a feed's status keeps (the count is always whole).
 FEEDS_SKIPPED_KEPT = env_int("FEEDS_SKIPPED_KEPT", 1000, minimum=1)
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "FeedMarketplaceEnum": "store.feeds.models.Marketplace",
+        "FeedStatusEnum": "store.feeds.models.FeedStatus",
+    }
+)

@@ -56,7 +56,7 @@ class FeedWriteSerializer(StrictBody):
     )
 
 
-class SkippedSerializer(serializers.Serializer):
+class FeedSkippedSerializer(serializers.Serializer):
     product_id = IntegerField()
     variant_id = IntegerField(allow_null=True)
     sku = serializers.CharField()
@@ -100,32 +100,32 @@ class FeedPageSerializer(MetaSerializer):
     feeds = FeedSerializer(many=True)
 
 
-class SkippedQuerySerializer(serializers.Serializer):
+class FeedSkippedQuerySerializer(serializers.Serializer):
     page = PageField()
     per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
 
 
-class SkippedPageSerializer(MetaSerializer):
-    skipped = SkippedSerializer(many=True)
+class FeedSkippedPageSerializer(MetaSerializer):
+    skipped = FeedSkippedSerializer(many=True)
     skipped_total = IntegerField(help_text="Every product skipped (the list keeps the first ones).")
 
 
-class MappingEntrySerializer(serializers.Serializer):
+class CategoryMappingEntrySerializer(serializers.Serializer):
     category_id = IntegerField()
     category_name = serializers.CharField()
     value = serializers.CharField()
     updated_at = serializers.DateTimeField()
 
 
-class MappingSerializer(serializers.Serializer):
+class CategoryMappingSerializer(serializers.Serializer):
     marketplace = serializers.ChoiceField(choices=Marketplace.choices)
     mapping = serializers.DictField(
         child=serializers.CharField(), help_text="{store category id: marketplace category}"
     )
-    entries = MappingEntrySerializer(many=True)
+    entries = CategoryMappingEntrySerializer(many=True)
 
 
-class MappingWriteSerializer(serializers.Serializer):
+class CategoryMappingWriteSerializer(serializers.Serializer):
     mapping = serializers.DictField(
         child=StrictCharField(allow_null=True, allow_blank=True, trim_whitespace=False),
         help_text="{store category id: marketplace category}. Google: a numeric Google product "

@@ -165,15 +165,15 @@ class FeedRotateTokenView(FeedView):
 class FeedSkippedView(FeedView):
     @operation(
         summary="The products the last generation left out",
-        parameters=[s.SkippedQuerySerializer],
-        responses={200: s.SkippedPageSerializer},
+        parameters=[s.FeedSkippedQuerySerializer],
+        responses={200: s.FeedSkippedPageSerializer},
         description="`{skipped, total, page, per_page, total_pages, skipped_total}`: each "
         "product (or variant) left out of the feed and the required attributes it lacks "
         "(`missing`). The first FEEDS_SKIPPED_KEPT are kept; `skipped_total` counts all.",
     )
     def get(self, request, marketplace):
         selectors.marketplace_checked(marketplace)
-        query = validate_query(s.SkippedQuerySerializer, request.query_params)
+        query = validate_query(s.FeedSkippedQuerySerializer, request.query_params)
         feed = services.feed_ensure(marketplace)
         rows = list(feed.skipped or [])
         start = (query["page"] - 1) * query["per_page"]
@@ -293,7 +293,7 @@ class CategoryMappingView(FeedView):
 
     @operation(
         summary="Read a marketplace's category mapping",
-        responses={200: s.MappingSerializer},
+        responses={200: s.CategoryMappingSerializer},
         description="`{marketplace, mapping: {category_id: marketplace category}, entries}`: "
         "the store's categories mapped to the marketplace's (Google: `g:google_product_category`"
         "; Skroutz: the product's `category`). A product uses its deepest category's mapping, "
@@ -305,14 +305,14 @@ class CategoryMappingView(FeedView):
 
     def _write(self, request, marketplace: str, *, replace: bool) -> Response:
         selectors.marketplace_checked(marketplace)
-        fields = validate_body(s.MappingWriteSerializer, request.data)
+        fields = validate_body(s.CategoryMappingWriteSerializer, request.data)
         services.mapping_set(marketplace=marketplace, entries=fields["mapping"], replace=replace)
         return self._answer(marketplace)
 
     @operation(
         summary="Replace a marketplace's category mapping",
-        request=s.MappingWriteSerializer,
-        responses={200: s.MappingSerializer},
+        request=s.CategoryMappingWriteSerializer,
+        responses={200: s.CategoryMappingSerializer},
         description="`{mapping: {category_id: marketplace category}}` becomes the whole "
         "mapping (categories left out lose theirs). Google: a numeric Google product category "
         "id or its full path (`Home & Garden > Kitchen & Dining`); Skroutz: the category path. "
@@ -324,8 +324,8 @@ class CategoryMappingView(FeedView):
 
     @operation(
         summary="Change entries of a marketplace's category mapping",
-        request=s.MappingWriteSerializer,
-        responses={200: s.MappingSerializer},
+        request=s.CategoryMappingWriteSerializer,
+        responses={200: s.CategoryMappingSerializer},
         description="As PUT, but only the entries sent change; a null value removes that "
         "category's entry.",
     )
