@@ -63,7 +63,8 @@ class Feed(models.Model):
 
 class FeedFile(models.Model):
     """The last generated feed of a marketplace, swapped whole in one write: what
-    GET .../feed.xml serves (ETag: the content's SHA-256)."""
+    GET .../feed.xml serves (ETag: the SHA-256 of the content, Skroutz's created_at aside;
+    a generation giving the same ETag keeps the stored bytes)."""
 
     feed = models.OneToOneField(Feed, on_delete=models.CASCADE, related_name="file")
     content = models.BinaryField()

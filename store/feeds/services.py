@@ -217,7 +217,7 @@ def generate(*, marketplace: str) -> Feed:
         )
         feed.refresh_from_db()
         return feed
-    etag = hashlib.sha256(content).hexdigest()
+    etag = hashlib.sha256(FORMATS[marketplace].stable(content)).hexdigest()
     now = timezone.now()
     with transaction.atomic():
         locked = Feed.objects.select_for_update().get(pk=feed.pk)

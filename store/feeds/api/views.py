@@ -206,8 +206,9 @@ class FeedFileView(StoreAPIView):
         parameters=[TOKEN],
         responses={(200, "application/xml"): OpenApiTypes.STR, 304: NOT_MODIFIED},
         errors=FILE_ERRORS,
-        description="The last generated feed, as stored: `ETag` (its SHA-256) and "
-        "`Last-Modified`; `If-None-Match` (or `If-Modified-Since`) answers 304. Marketplaces "
+        description="The last generated feed, as stored: `ETag` (its SHA-256, Skroutz's "
+        "`created_at` aside) and `Last-Modified`; `If-None-Match` (or `If-Modified-Since`) "
+        "answers 304. Marketplaces "
         "fetch it without logging in, with the secret `token` of the feed's URL (rotate it to "
         "cut off an old URL); staff holding ec_manage_marketplace may fetch it without. "
         "Google's is `application/rss+xml`, Skroutz's `application/xml`.",

@@ -282,6 +282,30 @@ def test_generation_is_idempotent_same_bytes_same_etag():
     assert again.generated_at >= first.generated_at
 
 
+def test_skroutz_keeps_its_feed_and_created_at_while_the_catalog_is_the_same(monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from store.feeds import formats
+
+    complete_product()
+    enable("skroutz")
+    first = services.generate(marketplace="skroutz")
+    body, etag = bytes(first.file.content), first.file.etag
+    later = timezone.now() + timedelta(hours=2)
+    monkeypatch.setattr(formats.timezone, "now", lambda: later)
+    again = services.generate(marketplace="skroutz")
+    again.file.refresh_from_db()
+    assert again.file.etag == etag
+    assert bytes(again.file.content) == body  # the old created_at stays with the same content
+    complete_product(title="Another")
+    changed = services.generate(marketplace="skroutz")
+    changed.file.refresh_from_db()
+    assert changed.file.etag != etag
+    assert later.strftime("%Y-%m-%d %H:%M").encode() in bytes(changed.file.content)
+
+
 def test_a_feed_that_fails_its_check_keeps_the_previous_one(monkeypatch):
     complete_product()
     enable("google")
