@@ -105,4 +105,9 @@ app.conf.beat_schedule = {
         "task": "store_marketplace.process_pending",
         "schedule": crontab(minute="*/5"),
     },
+    # Marketplace feeds: enabled feeds older than FEEDS_REGENERATE_MINUTES are generated again.
+    "store-feeds-regenerate-due": {
+        "task": "store_feeds.regenerate_due",
+        "schedule": crontab(minute="*/5"),
+    },
 }

@@ -998,3 +998,19 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
 )
 
 # --- Marketplace feeds (issue 16, point 5: store.feeds) -----------------------------------------
+# Enabled feeds are generated again when their last generation is older than this (the beat
+# looks every 5 minutes).
+FEEDS_REGENERATE_MINUTES = env_int("FEEDS_REGENERATE_MINUTES", 60, minimum=5)
+# Products read per query while a feed is written (bounded memory, a fixed number of queries
+# per chunk).
+FEEDS_CHUNK_SIZE = env_int("FEEDS_CHUNK_SIZE", 500, minimum=10)
+# A product's page on the storefront, after FRONTEND_URL ({slug}: the product's slug).
+FEEDS_PRODUCT_PATH = env_str("FEEDS_PRODUCT_PATH", "/product/{slug}")
+# How many skipped products a feed's status keeps (the count is always whole).
+FEEDS_SKIPPED_KEPT = env_int("FEEDS_SKIPPED_KEPT", 1000, minimum=1)
+STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "FeedMarketplaceEnum": "store.feeds.models.Marketplace",
+        "FeedStatusEnum": "store.feeds.models.FeedStatus",
+    }
+)

@@ -104,6 +104,19 @@ def validate_body(serializer_class, data, *, partial: bool = False, **context) -
     return serializer.validated_data
 
 
+class StrictBody(serializers.Serializer):
+    """Refuses fields it does not know (a typo, or `secret`), rather than ignoring them."""
+
+    def validate(self, attrs):
+        if isinstance(self.initial_data, dict):
+            unknown = sorted(str(name)[:64] for name in set(self.initial_data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["This field cannot be set."] for name in unknown[:20]}
+                )
+        return attrs
+
+
 # A body that also takes other names for some fields (`aliases = {"billing": "billing_address"}`):
 # clients send either spelling; the field's own name wins when both are sent. (A comment: the
 # OpenAPI description would show a docstring on every body built on it.)

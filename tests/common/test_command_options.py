@@ -40,6 +40,11 @@ ORDERS = {
         ["--limit", "5", "--enqueue", "-v", "0"],
         ["-v", "0", "--enqueue", "--limit", "5"],
     ],
+    "generate_feeds": [
+        ["google", "skroutz", "--enqueue", "-v", "0"],
+        ["--enqueue", "google", "-v", "0", "skroutz"],
+        ["-v", "0", "google", "--enqueue", "skroutz"],
+    ],
     "payment_sandbox_event": [
         ["stripe", "pi_1", "--type", "payment.failed", "--base-url", "http://x.test"],
         ["--type", "payment.failed", "stripe", "--base-url", "http://x.test", "pi_1"],

@@ -304,6 +304,18 @@ MARKETPLACE_PATHS = {
     "/marketplace/settings",
 }
 
+# Issue 16, point 5: marketplace feeds and the category mapping (store.feeds).
+FEED_PATHS = {
+    "/marketplace/feeds",
+    "/marketplace/feeds/{marketplace}",
+    "/marketplace/feeds/{marketplace}/generate",
+    "/marketplace/feeds/{marketplace}/rotate-token",
+    "/marketplace/feeds/{marketplace}/skipped",
+    "/marketplace/feeds/{marketplace}/feed.xml",
+    "/marketplace/feeds/{marketplace}/feed.xml.gz",
+    "/marketplace/categories/mapping/{marketplace}",
+}
+
 
 @pytest.fixture(scope="module")
 def schema(django_db_blocker):
@@ -415,6 +427,7 @@ def test_the_description_covers_ec_v1_only(schema):
         | PAYMENT_PATHS
         | TAX_PATHS
         | MARKETPLACE_PATHS
+        | FEED_PATHS
         == set(schema["paths"])
     )
     assert not any(path.startswith("/docs") for path in schema["paths"])

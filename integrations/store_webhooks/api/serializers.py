@@ -6,23 +6,10 @@ from rest_framework import serializers
 
 from common.api.fields import IntegerField
 from store.common.formats import iso
-from store.common.params import PageField, PerPageField, StrictBooleanField
+from store.common.params import PageField, PerPageField, StrictBody, StrictBooleanField
 from webhooks.models import Delivery, DeliveryAttempt, StoreEvent, Webhook
 
 EVENT_NAMES = ", ".join(StoreEvent.values)
-
-
-class StrictBody(serializers.Serializer):
-    """Refuses fields it does not know (a typo, or `secret`), rather than ignoring them."""
-
-    def validate(self, attrs):
-        if isinstance(self.initial_data, dict):
-            unknown = sorted(str(name)[:64] for name in set(self.initial_data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ["This field cannot be set."] for name in unknown[:20]}
-                )
-        return attrs
 
 
 class EventListField(serializers.ListField):
