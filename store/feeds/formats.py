@@ -19,6 +19,7 @@ from xml.sax.saxutils import XMLGenerator
 from django.conf import settings
 from django.utils import timezone
 from django.utils.html import strip_tags
+from stdnum import ean
 
 from store.catalog.choices import ProductType, StockStatus
 from store.catalog.models import Product, Variant
@@ -68,12 +69,8 @@ def plain(html: str, *, limit: int) -> str:
 
 
 def gtin_valid(value: str) -> bool:
-    """A GTIN-8/12/13/14 with a right check digit."""
-    if not value.isdigit() or len(value) not in (8, 12, 13, 14):
-        return False
-    digits = [int(d) for d in value]
-    total = sum(d * (3 if i % 2 == 0 else 1) for i, d in enumerate(reversed(digits[:-1])))
-    return (10 - total % 10) % 10 == digits[-1]
+    """A GTIN-8/12/13/14 (digits only) with a right check digit (python-stdnum)."""
+    return value.isascii() and value.isdigit() and ean.is_valid(value)
 
 
 def absolute(url: str) -> str:

@@ -1,10 +1,8 @@
 """Checks of a generated feed against its marketplace's format: answers the problems found
 (none: it validates).
 
-- Skroutz: the XSD in schemas/skroutz.xsd, read by a small interpreter of the XSD subset it
-  uses (sequences of elements with occurrence bounds, simple types restricted by pattern,
-  enumeration, length and range facets, simple content with attributes) plus the spec's
-  rule that no product id repeats.
+- Skroutz: the XSD in schemas/skroutz.xsd, checked by xmlschema (a full XSD 1.0 validator),
+  plus the spec's rule that no product id repeats.
 - Google Merchant Center: RSS 2.0 with the g: namespace, the channel's title, link and
   description, and per item the required attributes and the value formats of Google's product
   data specification (id at most 50 characters and unique, title at most 150, description at
@@ -21,12 +19,13 @@ from __future__ import annotations
 import functools
 import re
 import xml.etree.ElementTree as ET
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
+
+import xmlschema
 
 from store.feeds.formats import GOOGLE_AVAILABILITY, GOOGLE_CONDITIONS, GOOGLE_NS, gtin_valid
 
-XS = "{http://www.w3.org/2001/XMLSchema}"
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 G = "{" + GOOGLE_NS + "}"
 PRICE = re.compile(r"^[0-9]+\.[0-9]{2} [A-Z]{3}$")
@@ -45,132 +44,21 @@ def validate(marketplace: str, content: bytes) -> list[str]:
     return xsd_problems(load_xsd("skroutz.xsd"), root) + skroutz_rules(root)
 
 
-# --- A small XSD interpreter ---------------------------------------------------------------------
-
-
-class Schema:
-    def __init__(self, tree: ET.Element) -> None:
-        self.simple = {n.get("name"): n for n in tree.findall(f"{XS}simpleType")}
-        self.complex = {n.get("name"): n for n in tree.findall(f"{XS}complexType")}
-        self.roots = {n.get("name"): n.get("type") for n in tree.findall(f"{XS}element")}
+# --- Skroutz: its XSD, checked by xmlschema ------------------------------------------------------
 
 
 @functools.cache
-def load_xsd(name: str) -> Schema:
-    return Schema(ET.parse(SCHEMAS / name).getroot())  # noqa: S314 - a file of the project
+def load_xsd(name: str) -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(SCHEMAS / name)
 
 
-def _builtin(type_name: str, text: str) -> str | None:
-    local = type_name.removeprefix("xs:")
-    if local in ("string", "anyURI"):
-        return None
-    if local == "decimal":
-        try:
-            Decimal(text)
-        except InvalidOperation:
-            return "is not a decimal"
-        return None if re.fullmatch(r"[+-]?[0-9]*\.?[0-9]+", text) else "is not a decimal"
-    if local in ("integer", "nonNegativeInteger", "positiveInteger"):
-        if not re.fullmatch(r"[+-]?[0-9]+", text):
-            return "is not an integer"
-        value = int(text)
-        if local == "nonNegativeInteger" and value < 0:
-            return "is negative"
-        if local == "positiveInteger" and value < 1:
-            return "is not positive"
-        return None
-    raise ValueError(f"Unsupported XSD type {type_name}")
-
-
-def _simple_problem(schema: Schema, type_name: str, text: str) -> str | None:
-    if type_name.startswith("xs:"):
-        return _builtin(type_name, text)
-    restriction = schema.simple[type_name].find(f"{XS}restriction")
-    problem = _simple_problem(schema, restriction.get("base"), text)
-    if problem:
-        return problem
-    enumeration = [f.get("value") for f in restriction.findall(f"{XS}enumeration")]
-    if enumeration and text not in enumeration:
-        return "is not one of the allowed values"
-    patterns = [f.get("value") for f in restriction.findall(f"{XS}pattern")]
-    if patterns and not any(re.fullmatch(p, text) for p in patterns):
-        return "does not match its pattern"
-    for facet in restriction:
-        value = facet.get("value")
-        kind = facet.tag.removeprefix(XS)
-        if kind == "minLength" and len(text) < int(value):
-            return f"is shorter than {value} characters"
-        if kind == "maxLength" and len(text) > int(value):
-            return f"is longer than {value} characters"
-        if kind == "maxExclusive" and Decimal(text) >= Decimal(value):
-            return f"is not below {value}"
-        if kind == "minInclusive" and Decimal(text) < Decimal(value):
-            return f"is below {value}"
-    return None
-
-
-def _check(schema: Schema, node: ET.Element, type_name: str, where: str, out: list) -> None:
-    if len(out) >= MAX_PROBLEMS:
-        return
-    if type_name.startswith("xs:") or type_name in schema.simple:
-        if len(node):
-            out.append(f"{where}: has child elements")
-        if node.attrib:
-            out.append(f"{where}: has attributes")
-        problem = _simple_problem(schema, type_name, node.text or "")
-        if problem:
-            out.append(f"{where}: {node.text!r} {problem}")
-        return
-    complex_type = schema.complex[type_name]
-    content = complex_type.find(f"{XS}simpleContent")
-    if content is not None:
-        extension = content.find(f"{XS}extension")
-        if len(node):
-            out.append(f"{where}: has child elements")
-        problem = _simple_problem(schema, extension.get("base"), node.text or "")
-        if problem:
-            out.append(f"{where}: {node.text!r} {problem}")
-        declared = {a.get("name"): a for a in extension.findall(f"{XS}attribute")}
-        for name in set(node.attrib) - set(declared):
-            out.append(f"{where}: unexpected attribute {name}")
-        for name, attribute in declared.items():
-            if name not in node.attrib:
-                if attribute.get("use") == "required":
-                    out.append(f"{where}: attribute {name} missing")
-                continue
-            problem = _simple_problem(schema, attribute.get("type"), node.attrib[name])
-            if problem:
-                out.append(f"{where}/@{name}: {node.attrib[name]!r} {problem}")
-        return
-    if node.attrib:
-        out.append(f"{where}: has attributes")
-    if (node.text or "").strip():
-        out.append(f"{where}: has text")
-    children = list(node)
-    position = 0
-    for particle in complex_type.find(f"{XS}sequence").findall(f"{XS}element"):
-        name = particle.get("name")
-        low = int(particle.get("minOccurs", "1"))
-        high_text = particle.get("maxOccurs", "1")
-        high = None if high_text == "unbounded" else int(high_text)
-        count = 0
-        while position < len(children) and children[position].tag == name:
-            if high is not None and count >= high:
-                break
-            _check(schema, children[position], particle.get("type"), f"{where}/{name}", out)
-            position += 1
-            count += 1
-        if count < low:
-            out.append(f"{where}: {name} missing")
-    for extra in children[position:][:5]:
-        out.append(f"{where}: unexpected element {extra.tag}")
-
-
-def xsd_problems(schema: Schema, root: ET.Element) -> list[str]:
-    if root.tag not in schema.roots:
-        return [f"The root element is {root.tag}, not one the schema declares."]
+def xsd_problems(schema: xmlschema.XMLSchema, root: ET.Element) -> list[str]:
+    """Each way the document breaks the schema (at most MAX_PROBLEMS), as `path: reason`."""
     out: list[str] = []
-    _check(schema, root, schema.roots[root.tag], root.tag, out)
+    for error in schema.iter_errors(root):
+        out.append(f"{error.path or root.tag}: {error.reason}")
+        if len(out) >= MAX_PROBLEMS:
+            break
     return out
 
 
