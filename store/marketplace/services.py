@@ -51,7 +51,8 @@ from store.marketplace.providers.base import (
     verify,
 )
 from store.orders import services as order_services
-from store.orders.choices import TERMINAL, OrderSource, OrderStatus
+from store.orders.choices import TERMINAL, OrderSource, OrderStatus, PaymentKind
+from store.orders.models import Order
 
 logger = logging.getLogger(__name__)
 
@@ -205,17 +206,61 @@ def _apply(row: MarketplaceEvent) -> tuple[str, MarketplaceOrder | None]:
         return "duplicate", None
     if order_row.order_id is None:
         return "cancelled", None
+    title = provider_class(order_row.marketplace).title
     try:
-        order_services.order_status_set(
-            order_id=order_row.order_id,
-            status=OrderStatus.CANCELLED,
-            note=f"Cancelled at {provider_class(order_row.marketplace).title} ({parsed.state}).",
-            source=SOURCE,
-        )
+        with transaction.atomic():
+            order_services.order_status_set(
+                order_id=order_row.order_id,
+                status=OrderStatus.CANCELLED,
+                note=f"Cancelled at {title} ({parsed.state}).",
+                source=SOURCE,
+            )
+            _refund_collected(order_row, title)
     except ServiceError as exc:
         logger.warning("marketplace order %s: cancel refused: %s", order_row.pk, exc.detail)
         return "cancel_refused", None
     return "cancelled", None
+
+
+def _record_collected(order, order_row: MarketplaceOrder, title: str, *, actor=None) -> None:
+    """The marketplace collected the buyer's money (Smart Cart and the generic channel sell as
+    the marketplace): the store order is paid, in full, by the marketplace."""
+    if order.total > 0:
+        order_services.payment_create(
+            order_id=order.pk,
+            fields={
+                "amount": order.total,
+                "method": f"marketplace_{order_row.marketplace}",
+                "transaction_id": order_row.code[:200],
+                "note": f"Collected by {title} (order {order_row.code}).",
+            },
+            actor=actor,
+            source=SOURCE,
+        )
+
+
+def _refund_collected(order_row: MarketplaceOrder, title: str, *, actor=None) -> None:
+    """A cancelled or rejected marketplace order: the marketplace gives the buyer back what it
+    collected, so what the order shows as paid is refunded (nothing when nothing is paid)."""
+    paid, refunded = (
+        Order.objects.filter(pk=order_row.order_id)
+        .values_list("amount_paid", "amount_refunded")
+        .get()
+    )
+    owed = paid - refunded
+    if owed > 0:
+        order_services.payment_create(
+            order_id=order_row.order_id,
+            fields={
+                "kind": PaymentKind.REFUND,
+                "amount": owed,
+                "method": f"marketplace_{order_row.marketplace}",
+                "transaction_id": order_row.code[:200],
+                "note": f"Refunded by {title} (order {order_row.code} cancelled).",
+            },
+            actor=actor,
+            source=SOURCE,
+        )
 
 
 def _closed(order_row: MarketplaceOrder) -> bool:
@@ -321,6 +366,7 @@ def _import(order_row: MarketplaceOrder, account: MarketplaceAccount, *, actor=N
                     actor=actor,
                     source=SOURCE,
                 )
+                _record_collected(order, order_row, title, actor=actor)
         except ServiceError as exc:
             _failure(order_row, exc.code, _describe(exc))
         else:
@@ -441,6 +487,7 @@ def order_reject(*, marketplace_order_id: int, reason: str, actor=None) -> Marke
             actor=actor,
             source=SOURCE,
         )
+        _refund_collected(row, provider.title, actor=actor)
     client.call(
         provider, action="reject", order=parsed, request=provider.reject_request(parsed, reason)
     )

@@ -258,6 +258,9 @@ def test_reject_cancels_the_store_order_and_gives_the_stock_back(lamp):
     assert answer.json()["order"]["status"] == "cancelled"
     assert answer.json()["reject_reason"] == "No stock"
     assert stock_of(lamp) == 10
+    order = row.order
+    order.refresh_from_db()
+    assert order.amount_paid == order.amount_refunded == order.total  # the marketplace refunds
     again = client.post(f"{ORDERS}/{row.pk}/reject", {"reason": "Other"}, format="json")
     assert again.json()["reject_reason"] == "No stock"
     assert MarketplaceCall.objects.filter(action="reject").count() == 1

@@ -55,6 +55,14 @@ def test_a_skroutz_new_order_becomes_a_store_order_with_its_stock(lamp):
     assert order.customer_note == "Παράδοση στο γραφείο"
     assert order.items.get().sku == "LAMP-1"
     assert stock_of(lamp) == 8
+    # The marketplace collected the buyer's money: the order is paid, by the marketplace.
+    assert (order.payment_status, str(order.amount_paid)) == ("paid", "20.80")
+    payment = order.payments.get()
+    assert (payment.kind, payment.method, payment.transaction_id) == (
+        "payment",
+        "marketplace_skroutz",
+        "191029-5130474",
+    )
 
 
 def test_a_replay_answers_the_first_outcome_and_changes_nothing(lamp):
@@ -100,6 +108,9 @@ def test_a_cancellation_cancels_the_store_order_and_gives_the_stock_back(lamp):
     order.refresh_from_db()
     assert order.status == "cancelled"
     assert stock_of(lamp) == 10
+    # What the marketplace collected it gives back: the order shows it refunded.
+    assert (str(order.amount_paid), str(order.amount_refunded)) == ("20.80", "20.80")
+    assert order.payments.filter(kind="refund", method="marketplace_skroutz").count() == 1
     row = MarketplaceOrder.objects.get()
     assert row.state == "cancelled"
     assert MarketplaceEvent.objects.order_by("id").last().outcome == "cancelled"
@@ -107,6 +118,7 @@ def test_a_cancellation_cancels_the_store_order_and_gives_the_stock_back(lamp):
     deliver(cancelled, headers={"X-Marketplace-Event-Id": "again"})
     assert MarketplaceEvent.objects.order_by("id").last().outcome == "duplicate"
     assert stock_of(lamp) == 10
+    assert order.payments.filter(kind="refund").count() == 1
 
 
 def test_an_update_that_does_not_cancel_keeps_the_order(lamp):
