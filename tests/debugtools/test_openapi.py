@@ -55,6 +55,33 @@ def test_every_operation_declares_its_answers_and_errors(schema):
     assert {} not in schema["paths"]["/debug/entries"]["get"]["security"]
 
 
+def test_the_queries_and_answers_are_described(schema):
+    paths = schema["paths"]
+    names = {p["name"] for p in paths["/debug/entries"]["get"]["parameters"]}
+    assert names >= {"level", "logger", "search", "request_id", "source", "since", "until"}
+    assert {"page", "per_page"} <= names
+    assert {p["name"] for p in paths["/debug/download"]["get"]["parameters"]} >= {"format"}
+    assert {p["name"] for p in paths["/debug/stats"]["get"]["parameters"]} == {"since", "until"}
+    shapes = schema["components"]["schemas"]
+    assert set(shapes["EntryListAnswer"]["properties"]) == {
+        "entries",
+        "total",
+        "page",
+        "per_page",
+        "total_pages",
+    }
+    assert "by_logger" in shapes["StatsAnswer"]["properties"]
+    for path, method, status in (
+        ("/debug/entries", "get", "200"),
+        ("/debug/settings", "put", "200"),
+        ("/debug/test", "post", "201"),
+        ("/debug/opcache-reset", "post", "200"),
+        ("/debug/js-log", "post", "202"),
+    ):
+        body = paths[path][method]["responses"][status]["content"]["application/json"]
+        assert "$ref" in body["schema"], (path, method)
+
+
 def test_the_schema_generates_without_warnings():
     GENERATOR_STATS.reset()
     generate(CORE)
