@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from store.common.schema import namespace_endpoints
+
 
 def only_core_paths(endpoints):
     """The core namespace only, without its own docs routes."""
-    prefix = f"/{settings.REST_ROOT}/{settings.CORE_NS}/v1/"
-    return [
-        endpoint
-        for endpoint in endpoints
-        if endpoint[0].startswith(prefix) and not endpoint[0].startswith(prefix + "docs/")
-    ]
+    return namespace_endpoints(endpoints, settings.CORE_NS)

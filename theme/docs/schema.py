@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from store.common.schema import namespace_endpoints
+
 MCP_PATH = "/mcp"
 MCP_TAG = "Theme AI tools (MCP)"
 
 
 def only_theme_paths(endpoints):
     """The theme namespace only, without its own docs routes."""
-    prefix = f"/{settings.REST_ROOT}/{settings.THEME_NS}/v1/"
-    return [
-        endpoint
-        for endpoint in endpoints
-        if endpoint[0].startswith(prefix) and not endpoint[0].startswith(prefix + "docs/")
-    ]
+    return namespace_endpoints(endpoints, settings.THEME_NS)
 
 
 def _jsonrpc_error(description: str) -> dict:
