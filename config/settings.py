@@ -979,6 +979,52 @@ STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     }
 )
 
+# --- Theme and core API descriptions (issue 16, point 6) ---------------------------------------
+
+# Each namespace has its own description, with the store's schema class, errors and security
+# schemes (store.docs.schema): ec/v1 stays ec/v1 only. GET .../docs/openapi.json of each, for
+# manage_options with the store setting developer.api_docs_enabled on, as the store's.
+_NAMESPACE_SPECTACULAR_BASE = {
+    key: value
+    for key, value in STORE_SPECTACULAR_SETTINGS.items()
+    if key not in ("TITLE", "DESCRIPTION", "SCHEMA_PATH_PREFIX", "SERVERS", "PREPROCESSING_HOOKS")
+}
+THEME_SPECTACULAR_SETTINGS = {
+    **_NAMESPACE_SPECTACULAR_BASE,
+    "TITLE": f"Emporion Commerce Theme API ({THEME_NS}/v1)",
+    "DESCRIPTION": (
+        "The storefront theme's REST API: storefront reads (public), the wishlist (the "
+        "shopper's or the cart session's), the page builder (edit_posts/edit_post), the "
+        "modules (each behind its setting: a module that is off answers 404) and the AI tool "
+        "endpoint (MCP, application passwords). Errors are `{code, message, data: {status}}` "
+        "as in ec/v1 (the MCP endpoint answers JSON-RPC errors)."
+    ),
+    "SCHEMA_PATH_PREFIX": rf"/{REST_ROOT}/{THEME_NS}/v1",
+    "SERVERS": [{"url": f"/{REST_ROOT}/{THEME_NS}/v1"}],
+    "PREPROCESSING_HOOKS": ["theme.docs.schema.only_theme_paths"],
+    "POSTPROCESSING_HOOKS": [
+        *STORE_SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"],
+        "theme.docs.schema.add_mcp_operation",
+    ],
+    "ENUM_NAME_OVERRIDES": dict(STORE_SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]),
+}
+CORE_SPECTACULAR_SETTINGS = {
+    **_NAMESPACE_SPECTACULAR_BASE,
+    "TITLE": f"Emporion Core API ({CORE_NS}/v1)",
+    "DESCRIPTION": (
+        "The service's debug tools: recorded log entries, their settings, downloads, "
+        "diagnostics and cache resets (manage_options), and a public, rate-limited sink for "
+        "client-side log entries. Errors are `{code, message, data: {status}}` as in ec/v1."
+    ),
+    "SCHEMA_PATH_PREFIX": rf"/{REST_ROOT}/{CORE_NS}/v1",
+    "SERVERS": [{"url": f"/{REST_ROOT}/{CORE_NS}/v1"}],
+    "PREPROCESSING_HOOKS": ["debugtools.api.schema.only_core_paths"],
+    "ENUM_NAME_OVERRIDES": {
+        "DebugLevelEnum": "debugtools.api.serializers.LEVEL_NAMES",
+        "DebugJsLevelEnum": "debugtools.api.serializers.JS_LEVELS",
+    },
+}
+
 # --- Marketplace sync (issue 16, point 5: store.marketplace) ------------------------------------
 # Inbound notifications: the largest body taken (413 past it) and how far a signature's
 # timestamp may be from now (seconds) before it is refused (401).

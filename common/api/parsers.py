@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -37,10 +38,15 @@ class JSONParser(parsers.JSONParser):
 
 class MultiPartParser(parsers.MultiPartParser):
     """DRF's multipart parser, refusing field names, values and file names that hold NUL
-    characters or unpaired surrogates (400, like a malformed JSON body)."""
+    characters or unpaired surrogates (400, like a malformed JSON body), and bodies with more
+    fields or files than DATA_UPLOAD_MAX_NUMBER_FIELDS / _FILES (400, not Django's
+    SuspiciousOperation escaping DRF as a 500)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        result = super().parse(stream, media_type, parser_context)
+        try:
+            result = super().parse(stream, media_type, parser_context)
+        except (TooManyFieldsSent, TooManyFilesSent) as exc:
+            raise ParseError(f"Multipart parse error - {exc}") from None
         for name in result.data:
             for value in [name, *result.data.getlist(name)]:
                 _refuse_unstorable(value, f"The form field {name!r}")

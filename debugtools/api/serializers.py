@@ -90,3 +90,77 @@ class JsLogBody(serializers.Serializer):
     line = StrictIntegerField(required=False, min_value=0, max_value=10**9)
     column = StrictIntegerField(required=False, min_value=0, max_value=10**9)
     context = serializers.DictField(required=False)
+
+
+# --- Answers (the OpenAPI description of the core namespace) -----------------------------------
+
+
+class EntryAnswer(serializers.Serializer):
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    level = serializers.ChoiceField(choices=LEVEL_NAMES)
+    logger = serializers.CharField()
+    message = serializers.CharField()
+    request_id = serializers.CharField(help_text="Empty outside a request.")
+    context = serializers.DictField(help_text="Structured details, as recorded.")
+    source = serializers.ChoiceField(choices=Source.choices)
+
+
+class EntryListAnswer(serializers.Serializer):
+    entries = EntryAnswer(many=True)
+    total = serializers.IntegerField()
+    page = serializers.IntegerField()
+    per_page = serializers.IntegerField()
+    total_pages = serializers.IntegerField()
+
+
+class LoggerCount(serializers.Serializer):
+    logger = serializers.CharField()
+    count = serializers.IntegerField()
+    last_at = serializers.DateTimeField()
+
+
+class StatsAnswer(serializers.Serializer):
+    since = serializers.DateTimeField()
+    until = serializers.DateTimeField()
+    total = serializers.IntegerField()
+    by_level = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Every level's count, zeros included."
+    )
+    by_logger = LoggerCount(many=True, help_text="The busiest loggers first.")
+
+
+class SettingsAnswer(serializers.Serializer):
+    level = serializers.ChoiceField(choices=LEVEL_NAMES)
+    retention_days = serializers.IntegerField()
+    js_log_enabled = serializers.BooleanField()
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+
+class DeletedAnswer(serializers.Serializer):
+    deleted = serializers.IntegerField(help_text="How many entries were deleted.")
+
+
+class DiagnosticsAnswer(serializers.Serializer):
+    versions = serializers.DictField(help_text="python, implementation, django, libraries.")
+    database = serializers.DictField(help_text="Its status, vendor and version.")
+    cache = serializers.DictField(help_text="Its status.")
+    broker = serializers.DictField(help_text="Its status.")
+    worker = serializers.DictField(help_text="Its status (the heartbeat).")
+    migrations = serializers.DictField(help_text="`count` and `migrations` pending.")
+    checks = serializers.DictField(help_text="The deployment checks' warnings.")
+    debug = serializers.DictField(help_text="The debug mode and the recorder's state.")
+
+
+class ClearedCache(serializers.Serializer):
+    name = serializers.CharField()
+    scope = serializers.ChoiceField(choices=("shared", "process"))
+    entries = serializers.IntegerField(required=False)
+
+
+class CachesAnswer(serializers.Serializer):
+    cleared = ClearedCache(many=True)
+
+
+class AcceptedAnswer(serializers.Serializer):
+    accepted = serializers.BooleanField()

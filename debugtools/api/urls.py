@@ -1,5 +1,8 @@
 from django.urls import path
 
+from store.docs.schema import CORE
+from store.docs.views import DescriptionView
+
 from . import views
 
 urlpatterns = [
@@ -12,4 +15,6 @@ urlpatterns = [
     path("debug/test", views.TestEntryView.as_view()),
     path("debug/opcache-reset", views.CachesResetView.as_view()),
     path("debug/js-log", views.JsLogView.as_view()),
+    # The namespace's own OpenAPI description (issue 16, point 6).
+    path("docs/openapi.json", DescriptionView.as_view(document=CORE), name="core-openapi"),
 ]

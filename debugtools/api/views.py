@@ -87,7 +87,8 @@ class DebugView(StoreAPIView):
 class EntriesView(DebugView):
     @store_schema(
         summary="Recorded log entries (filtered, paginated)",
-        responses={200: OpenApiTypes.OBJECT},
+        parameters=[s.EntryListQuery],
+        responses={200: s.EntryListAnswer},
     )
     def get(self, request):
         params = validate_query(s.EntryListQuery, request.query_params)
@@ -109,7 +110,8 @@ class EntriesView(DebugView):
 class StatsView(DebugView):
     @store_schema(
         summary="Entry counts by level and logger",
-        responses={200: OpenApiTypes.OBJECT},
+        parameters=[s.StatsQuery],
+        responses={200: s.StatsAnswer},
     )
     def get(self, request):
         params = validate_query(s.StatsQuery, request.query_params)
@@ -125,7 +127,7 @@ class StatsView(DebugView):
 class SettingsView(DebugView):
     @store_schema(
         summary="The recording settings",
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.SettingsAnswer},
     )
     def get(self, request):
         return self.no_store(Response(settings_json(selectors.settings_get())))
@@ -133,7 +135,7 @@ class SettingsView(DebugView):
     @store_schema(
         summary="Change the recording settings",
         request=s.SettingsBody,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.SettingsAnswer},
     )
     def put(self, request):
         body = validate_body(s.SettingsBody, request.data)
@@ -147,7 +149,7 @@ class ClearView(DebugView):
     @store_schema(
         summary="Delete entries (optionally older than, of a level)",
         request=s.ClearBody,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.DeletedAnswer},
     )
     def post(self, request):
         body = validate_body(s.ClearBody, request.data)
@@ -204,6 +206,7 @@ def _zipped(lines, name: str):
 class DownloadView(DebugView):
     @store_schema(
         summary="Download entries: NDJSON, or a zip of it",
+        parameters=[s.DownloadQuery],
         responses={
             (200, "application/x-ndjson"): OpenApiTypes.STR,
             (200, "application/zip"): OpenApiTypes.BINARY,
@@ -233,7 +236,7 @@ class DownloadView(DebugView):
 class DiagnosticsView(DebugView):
     @store_schema(
         summary="Versions, services, migrations, warnings",
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.DiagnosticsAnswer},
     )
     def get(self, request):
         return self.no_store(Response(selectors.diagnostics()))
@@ -243,7 +246,7 @@ class TestEntryView(DebugView):
     @store_schema(
         summary="Write a test entry",
         request=s.TestBody,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={201: s.EntryAnswer},
     )
     def post(self, request):
         body = validate_body(s.TestBody, request.data)
@@ -262,7 +265,7 @@ class CachesResetView(DebugView):
     @store_schema(
         summary="Clear this service's caches",
         request=None,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.CachesAnswer},
     )
     def post(self, request):
         return Response({"cleared": services.caches_clear()})
@@ -278,7 +281,7 @@ class JsLogView(DebugView):
     @store_schema(
         summary="Record a client-side log entry",
         request=s.JsLogBody,
-        responses={202: OpenApiTypes.OBJECT, 204: None},
+        responses={202: s.AcceptedAnswer, 204: None},
         errors={413: "The body is larger than the cap.", 429: "Too many reports."},
     )
     def post(self, request):

@@ -196,3 +196,36 @@ def calculate(
     totals.coupons = list(per_coupon.values())
     totals.tax_lines = [entry for entry in by_rate.values() if entry.amount]
     return totals
+
+
+def lower_tax(totals: Totals, tax: int) -> None:
+    """Bring `totals` to the tax total `tax` (cents) when a hook lowered it (a cart-wide
+    discount the ec_cart_calculated_totals hook applies, with its tax recomputed): the cents
+    taken off are spread over the lines' taxes in proportion, each line's share over its rates,
+    and the per-rate tax lines follow, so an order made from the lines and the cart's tax
+    breakdown add up to the hook's figure. Anything else (a raise, or more than the lines'
+    tax) is left alone."""
+    change = totals.tax - tax
+    keys = [key for key, line in totals.lines.items() if line.tax > 0]
+    if change <= 0 or change > sum(totals.lines[key].tax for key in keys):
+        return
+    by_rate: dict[int, int] = {}
+    for key, cut in zip(
+        keys, allocate_cents(change, [totals.lines[key].tax for key in keys]), strict=True
+    ):
+        line = totals.lines[key]
+        weights = [amount for _rate, amount in line.tax_by_rate]
+        shares = allocate_cents(cut, weights) if sum(weights) else [0] * len(weights)
+        line.tax_by_rate = [
+            (rate, amount - share)
+            for (rate, amount), share in zip(line.tax_by_rate, shares, strict=True)
+        ]
+        for (rate, _amount), share in zip(line.tax_by_rate, shares, strict=True):
+            by_rate[rate.id] = by_rate.get(rate.id, 0) + share
+        line.tax -= cut
+        line.discount_tax += cut
+    for entry in totals.tax_lines:
+        entry.amount -= by_rate.get(entry.rate.id, 0)
+    totals.tax_lines = [entry for entry in totals.tax_lines if entry.amount]
+    totals.discount_tax += change
+    totals.tax = tax

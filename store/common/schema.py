@@ -24,14 +24,20 @@ from common.api.schema import IDEMPOTENCY_KEY_PARAMETER, ApiSchemaMixin
 from store.common.permissions import PUBLIC, required_access
 
 
-def only_store_paths(endpoints):
-    """The ec/v1 description covers ec/v1 only (spec: Versioning), not its own docs routes."""
-    prefix = f"/{settings.REST_ROOT}/ec/v1/"
+def namespace_endpoints(endpoints, namespace: str) -> list:
+    """The endpoints under /{REST_ROOT}/{namespace}/v1/, without that namespace's own docs
+    routes (each namespace's description keeps to its namespace: a preprocessing hook)."""
+    prefix = f"/{settings.REST_ROOT}/{namespace}/v1/"
     return [
         endpoint
         for endpoint in endpoints
         if endpoint[0].startswith(prefix) and not endpoint[0].startswith(prefix + "docs/")
     ]
+
+
+def only_store_paths(endpoints):
+    """The ec/v1 description covers ec/v1 only (spec: Versioning), not its own docs routes."""
+    return namespace_endpoints(endpoints, settings.STORE_PREFIX)
 
 
 class StoreErrorDataSerializer(serializers.Serializer):

@@ -1,4 +1,5 @@
-"""Every unsafe operation of the store and the ERP (walked from the URL resolver: routes added
+"""Every unsafe operation of the store, the ERP, the theme namespace (its modules all on, the
+AI tool endpoint included) and the core namespace (walked from the URL resolver: routes added
 later are included without being listed) takes hostile bodies from an administrator over HTTP
 Basic, with CSRF enforced as a browser-facing deployment does, and answers a JSON refusal or
 its normal answer: never a 500, never Django's HTML CSRF page. Then the same with Redis (the
@@ -72,6 +73,12 @@ def test_the_sweep_covers_the_new_groups():
         "journal-entries",
         "leave-requests",
         "labor-registry/submissions",
+        "rest/theme/v1/wishlist",
+        "rest/theme/v1/builder/render",
+        "rest/theme/v1/b2b/groups",
+        "rest/theme/v1/mcp",
+        "rest/core/v1/debug/js-log",
+        "rest/core/v1/debug/settings",
     ):
         assert any(group in route for route in routes), group
 

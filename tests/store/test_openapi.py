@@ -440,7 +440,16 @@ def test_the_portal_description_stays_portal_only(client):
 
 
 def test_every_operation_declares_its_answers_and_errors(schema):
+    assert_well_described(schema)
+
+
+def assert_well_described(schema, *, skip=frozenset()):
+    """Every operation (but the `skip` paths) has a summary, a described success body, 401 and
+    403, the store error body for each 4xx, 404 where the path names something, and 400/415
+    where it takes a body (the theme and core descriptions are held to the same)."""
     for path, item in schema["paths"].items():
+        if path in skip:
+            continue
         for method, operation in item.items():
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue

@@ -25,6 +25,7 @@ from store.cart.calculation import (
     Totals,
     calculate,
     coupon_cuts,
+    lower_tax,
 )
 from store.cart.models import Cart, CartCoupon, CartItem
 from store.cart.services.lines import cart_lines
@@ -301,6 +302,9 @@ def cart_state(
     if cart is not None:
         changed = hooks.apply_filters(hooks.CART_CALCULATED_TOTALS, dict(totals), cart)
         totals = {key: money(changed.get(key, totals[key])) for key in MONEY_KEYS}
+        # A hook that lowered the tax (a promotion's discount, its tax recomputed): the lines
+        # and the per-rate tax lines follow, for the order made from them.
+        lower_tax(amounts, to_cents(totals["tax"]))
     return CartState(
         cart=cart,
         items=priced,

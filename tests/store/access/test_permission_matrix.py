@@ -1,10 +1,11 @@
-"""The permission matrix of every store route, generated from the URL resolver.
+"""The permission matrix of every store, theme and core route, generated from the URL resolver.
 
-Every route under /rest/ec/v1/ (those added later included, the ERP's too, with the ERP on:
-nothing here lists them) is called
-with every method its view answers, as anonymous, as a customer (logged in, no capability), as
-each built-in role and as a holder of manage_options. What the view declares in `access`
-(store.common.permissions.required_access) decides the expected class of answer:
+Every route under /rest/ec/v1/, /rest/theme/v1/ and /rest/core/v1/ (those added later
+included, the ERP's too, with the ERP on, and every theme module, all on: nothing here lists
+them) is called with every method its view answers, as anonymous, as a customer (logged in,
+no capability), as each built-in role and as a holder of manage_options. What the view
+declares in `access` (store.common.permissions.required_access) decides the expected class of
+answer:
 
 - public: never 401/403;
 - logged in: 401 for anonymous, never 401/403 for the others;
@@ -13,14 +14,17 @@ each built-in role and as a holder of manage_options. What the view declares in 
   ids are minimal).
 
 No call answers 500. Callers log in with a session and send the REST nonce, which every store
-route accepts (the nonce and playground routes take nothing else).
+route accepts (the nonce and playground routes take nothing else). The AI tool endpoint takes
+application passwords only: its own matrix below calls it over HTTP Basic.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
@@ -35,11 +39,15 @@ from store.common.capabilities import (
 from store.common.permissions import LOGGED_IN, PUBLIC, required_access
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, grant
+from tests.store.conftest import API, basic_auth, grant
 
 pytestmark = pytest.mark.django_db
+User = get_user_model()
 
 PREFIX = "rest/ec/v1/"
+THEME_PREFIX = "rest/theme/v1/"
+CORE_PREFIX = "rest/core/v1/"
+PREFIXES = (PREFIX, THEME_PREFIX, CORE_PREFIX)
 METHODS = ("get", "post", "put", "patch", "delete")
 SAMPLE = {"id": "999999", "int": "999999", "slug": "no-such-thing", "str": "no-such-thing"}
 CALLERS = ("anonymous", "customer", "shop_manager", "store_administrator", "manage_options")
@@ -59,10 +67,15 @@ HOLDS = {
 OWN_CAPABILITY = {
     f"{PREFIX}docs/openapi.json": MANAGE_OPTIONS,
     f"{PREFIX}docs/playground": MANAGE_OPTIONS,
+    f"{THEME_PREFIX}docs/openapi.json": MANAGE_OPTIONS,
+    f"{CORE_PREFIX}docs/openapi.json": MANAGE_OPTIONS,
 }
 # - the order-received page is read with the order's key, by its customer or by staff: others
 #   get 403 `invalid_order_key` (the id here names no order, so staff get 404).
 OWN_REFUSAL = {(f"{PREFIX}order-received/<id:order_id>", "get"): "invalid_order_key"}
+# - the AI tool endpoint (MCP) authenticates application passwords over HTTP Basic only and
+#   answers JSON-RPC bodies: test_the_ai_tool_endpoint_matrix checks it.
+APP_PASSWORD_ONLY = {f"{THEME_PREFIX}mcp"}
 
 
 def _walk(patterns, prefix=""):
@@ -96,7 +109,7 @@ def _erp_on(db):
 def store_operations() -> list[tuple[str, str, type]]:
     operations = []
     for route, callback in _walk(get_resolver().url_patterns):
-        if not route.startswith(PREFIX):
+        if not route.startswith(PREFIXES):
             continue
         view = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
         allowed = set(getattr(view, "http_method_names", METHODS))
@@ -107,6 +120,12 @@ def store_operations() -> list[tuple[str, str, type]]:
 
 
 OPERATIONS = store_operations()
+MATRIX = [operation for operation in OPERATIONS if operation[0] not in APP_PASSWORD_ONLY]
+
+
+def _label(route: str) -> str:
+    """`/products` for ec/v1 (as the store's ids always were), `/theme/v1/...` otherwise."""
+    return "/" + (route[len(PREFIX) :] if route.startswith(PREFIX) else route.split("/", 1)[1])
 
 
 def test_the_matrix_covers_the_store():
@@ -114,6 +133,24 @@ def test_the_matrix_covers_the_store():
     assert len(routes) >= 80
     for route in ("managers", "managers/roles/<str:slug>", "dashboard/stats", "products"):
         assert PREFIX + route in routes
+
+
+def test_the_matrix_covers_the_theme_and_core_namespaces():
+    routes = {route for route, _method, _view in OPERATIONS}
+    for route in (
+        "settings",  # storefront
+        "wishlist/<id:product_id>",
+        "builder/layout/<id:page_id>",  # page builder
+        "builder/render",
+        "points/balance",  # modules
+        "b2b/groups/<id:group_id>",
+        "recover-cart/<str:token>",
+        "mcp",  # the AI tool endpoint
+        "docs/openapi.json",
+    ):
+        assert THEME_PREFIX + route in routes, route
+    for route in ("debug/entries", "debug/js-log", "debug/download", "docs/openapi.json"):
+        assert CORE_PREFIX + route in routes, route
 
 
 def expected(required: str, caller: str, *, anonymous: str = "401") -> str:
@@ -158,8 +195,8 @@ def _caller(name: str) -> Client:
 
 @pytest.mark.parametrize(
     ("route", "method", "view"),
-    OPERATIONS,
-    ids=[f"{method.upper()} /{route[len(PREFIX) :]}" for route, method, _view in OPERATIONS],
+    MATRIX,
+    ids=[f"{method.upper()} {_label(route)}" for route, method, _view in MATRIX],
 )
 def test_the_permission_matrix(route, method, view):
     settings_services.settings_update(
@@ -193,3 +230,36 @@ def test_the_permission_matrix(route, method, view):
             code = response.json()["code"]
             assert code == ("not_logged_in" if outcome == "401" else "insufficient_capability")
         assert row_counts() == before or before is None, f"{where}: the database changed"
+
+
+def test_the_ai_tool_endpoint_matrix():
+    """POST /rest/theme/v1/mcp: manage_options over an application password (HTTP Basic).
+    Anonymous and session callers (even an administrator's session with its nonce) get 401,
+    the others without manage_options 403 (JSON-RPC error bodies, the store's code in
+    `error.data.code`), holders a JSON-RPC answer; GET answers 405 to everyone."""
+    url = "/" + next(iter(APP_PASSWORD_ONLY))
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    accept = {"HTTP_ACCEPT": "application/json, text/event-stream"}
+    sessions = {name: _caller(name) for name in CALLERS}
+    for name in CALLERS:
+        client = Client(**accept)
+        if name != "anonymous":
+            user = User.objects.get(email=f"{name}@example.com")
+            client.defaults["HTTP_AUTHORIZATION"] = basic_auth(user)
+        outcome = expected(MANAGE_OPTIONS, name)
+        before = row_counts() if outcome != "allowed" else None
+        response = client.post(url, ping, content_type="application/json")
+        where = f"POST {url} as {name} over HTTP Basic"
+        assert response["Content-Type"].startswith("application/json"), where
+        if outcome == "allowed":
+            assert response.status_code == 200, (where, response.content[:300])
+            assert response.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}, where
+        else:
+            assert response.status_code == int(outcome), (where, response.content[:300])
+            code = response.json()["error"]["data"]["code"]
+            assert code == ("not_authenticated" if outcome == "401" else "insufficient_capability")
+            assert row_counts() == before, f"{where}: the database changed"
+        assert client.get(url).status_code == 405, where
+        if name != "anonymous":  # a session and its nonce are not credentials here
+            response = sessions[name].post(url, ping, content_type="application/json", **accept)
+            assert response.status_code == 401, (f"POST {url} as {name}'s session", response)

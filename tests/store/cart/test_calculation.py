@@ -244,3 +244,24 @@ def test_totals_are_the_sum_of_their_parts(raw_lines, raw_coupons, shipping, inc
     assert sum(c.discount for c in result.coupons) == result.discount
     assert sum(c.discount_tax for c in result.coupons) == result.discount_tax
     assert sum(t.amount for t in result.tax_lines) == result.tax
+
+
+def test_a_hook_lowered_tax_is_spread_over_the_lines_and_rates():
+    """store.cart.calculation.lower_tax: the cents a hook took off the tax (a promotion's
+    discount with its tax recomputed) come off the lines' taxes in proportion, and off the
+    per-rate tax lines; the shipping's tax stays; a raise, or more than the lines' tax, is
+    left alone."""
+    from store.cart.calculation import lower_tax
+
+    lines = [line("a", 10000, rates=[VAT24]), line("b", 5000, rates=[VAT13])]
+    result = totals(lines, shipping=ShippingCharge(cost=500, rates=(VAT24,)))
+    assert (result.tax, result.lines["a"].tax, result.lines["b"].tax) == (3170, 2400, 650)
+    lower_tax(result, 3170 - 305)
+    assert (result.lines["a"].tax, result.lines["b"].tax) == (2400 - 240, 650 - 65)
+    assert (result.tax, result.discount_tax) == (2865, 305)
+    assert {entry.rate.id: entry.amount for entry in result.tax_lines} == {1: 2280, 2: 585}
+    assert sum(entry.amount for entry in result.tax_lines) == result.tax
+    assert result.lines["a"].tax_by_rate == [(VAT24, 2160)]
+    for refused in (result.tax + 1, result.tax - 10_000):
+        lower_tax(result, refused)
+        assert result.tax == 2865

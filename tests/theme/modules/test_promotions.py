@@ -113,3 +113,48 @@ def test_the_list_costs_no_query_when_warm(anon, django_assert_max_num_queries):
 
 def test_cart_route_is_a_cart_session_route(shopper):
     assert shopper.get(CART).status_code == 200
+
+
+def _tax_case(client, shop):
+    from tests.store.checkout.helpers import started
+
+    body = started(client, shop, lamps=2, mugs=1)  # a Greek address: 24% VAT
+    return body["id"]
+
+
+@pytest.mark.parametrize("inclusive", [False, True], ids=["prices-without-tax", "with-tax"])
+def test_the_tax_is_recomputed_on_the_promoted_amounts_and_the_order_carries_it(
+    inclusive, django_capture_on_commit_callbacks
+):
+    """Goods 48.00 as entered (two lamps at 20.00, a mug at 8.00), 24% VAT, a 5.00 courier.
+    Ten percent off cuts 4.80 as entered, like a cart-wide coupon: without tax in the prices
+    the goods' tax falls from 11.52 to 10.37 (24% of 43.20) and the total by 4.80 + 1.15;
+    with tax in them the total falls by 4.80, of which 0.93 is tax. The order made from the
+    cart carries the same tax, line by line."""
+    from store.orders.models import Order
+    from store.settings import services as settings_services
+    from tests.store.checkout.helpers import Shop, complete
+
+    settings_services.settings_update(section="tax", values={"prices_include_tax": inclusive})
+    shop = Shop()
+    client = APIClient()
+    checkout_id = _tax_case(client, shop)
+    before = cart_of(client)
+    rule()
+    cart = cart_of(client)
+    tax_cut = Decimal("0.93") if inclusive else Decimal("1.15")
+    assert Decimal(cart["tax"]) == Decimal(before["tax"]) - tax_cut
+    assert Decimal(cart["discount_tax"]) == Decimal(before["discount_tax"]) + tax_cut
+    paid_less = Decimal("4.80") if inclusive else Decimal("4.80") + tax_cut
+    assert Decimal(cart["total"]) == Decimal(before["total"]) - paid_less
+    assert sum(Decimal(line["amount"]) for line in cart["tax_lines"]) == Decimal(cart["tax"])
+    if not inclusive:
+        assert (cart["discount"], cart["tax"], cart["total"]) == ("4.80", "11.57", "59.77")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = complete(client, checkout_id)
+    assert response.status_code == 200, response.content
+    order = Order.objects.get()
+    assert order.total == Decimal(cart["total"])
+    assert order.discount_total == Decimal(cart["discount"])
+    line_tax = sum(item.tax for item in order.items.all())
+    assert line_tax + order.shipping_tax == Decimal(cart["tax"])

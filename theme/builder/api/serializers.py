@@ -156,7 +156,7 @@ class TemplatePageSerializer(serializers.Serializer):
     total_pages = IntegerField()
 
 
-class DeletedSerializer(serializers.Serializer):
+class TemplateDeletedSerializer(serializers.Serializer):
     id = IdField()
     deleted = serializers.BooleanField()
 

@@ -306,7 +306,7 @@ class TemplateView(BuilderView):
     @store_schema(
         summary="Delete a layout template",
         parameters=[TEMPLATE_ID],
-        responses={200: s.DeletedSerializer},
+        responses={200: s.TemplateDeletedSerializer},
         description="Pages built from it keep their own copy of its blocks. Needs edit_posts.",
     )
     def delete(self, request, template_id: int):

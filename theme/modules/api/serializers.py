@@ -23,7 +23,7 @@ class PageQuerySerializer(serializers.Serializer):
     per_page = PerPageField(cap=100, default=20)
 
 
-class ProductCardSerializer(serializers.Serializer):
+class ModuleProductCardSerializer(serializers.Serializer):
     id = IdField()
     title = serializers.CharField()
     slug = serializers.CharField()
@@ -32,7 +32,7 @@ class ProductCardSerializer(serializers.Serializer):
     stock_status = serializers.CharField()
 
 
-class DeletedSerializer(serializers.Serializer):
+class ModuleDeletedSerializer(serializers.Serializer):
     deleted = IntegerField()
 
 
@@ -47,7 +47,7 @@ class RecentlyViewedAddSerializer(serializers.Serializer):
 class RecentlyViewedEntrySerializer(serializers.Serializer):
     product_id = IdField()
     viewed_at = serializers.DateTimeField()
-    product = ProductCardSerializer()
+    product = ModuleProductCardSerializer()
 
 
 class RecentlyViewedSerializer(serializers.Serializer):
@@ -62,7 +62,7 @@ class RecentlyViewedSerializer(serializers.Serializer):
 class BundleItemSerializer(serializers.Serializer):
     product_id = IdField()
     quantity = IntegerField()
-    product = ProductCardSerializer()
+    product = ModuleProductCardSerializer()
 
 
 class BundleSerializer(serializers.Serializer):

@@ -150,7 +150,7 @@ class RecentlyViewedView(ModuleSessionView):
     @store_schema(
         summary="Forget the recently viewed products",
         parameters=SESSION_PARAMETERS,
-        responses={200: s.DeletedSerializer},
+        responses={200: s.ModuleDeletedSerializer},
         description="Removes every entry." + TEXT,
     )
     def delete(self, request):
@@ -526,7 +526,7 @@ class GroupView(ModuleView):
     @store_schema(
         summary="Delete a customer group",
         parameters=[GROUP_ID],
-        responses={200: s.DeletedSerializer},
+        responses={200: s.ModuleDeletedSerializer},
         errors={404: f"No such group (`customer_group_not_found`). {OFF}"},
         description="Its members leave it (their accounts stay)." + GROUP_TEXT,
     )

@@ -119,7 +119,7 @@ class WishlistMembershipSerializer(serializers.Serializer):
     in_wishlist = serializers.BooleanField()
 
 
-class DeletedSerializer(serializers.Serializer):
+class WishlistDeletedSerializer(serializers.Serializer):
     deleted = IntegerField(help_text="How many products were removed.")
 
 

@@ -256,7 +256,7 @@ class WishlistView(WishlistBase):
     @store_schema(
         summary="Empty the wishlist",
         parameters=SESSION_PARAMETERS,
-        responses={200: s.DeletedSerializer},
+        responses={200: s.WishlistDeletedSerializer},
         description="Removes every product." + WISHLIST_TEXT,
     )
     def delete(self, request):
@@ -284,7 +284,7 @@ class WishlistItemView(WishlistBase):
     @store_schema(
         summary="Remove a product from the wishlist",
         parameters=[PRODUCT_ID, *SESSION_PARAMETERS],
-        responses={200: s.DeletedSerializer},
+        responses={200: s.WishlistDeletedSerializer},
         errors={404: "Not on the wishlist (`wishlist_item_not_found`)."},
         description="Removes one product." + WISHLIST_TEXT,
     )
