@@ -33,6 +33,8 @@ HOSTILE = {
     + "}",
     "shape": "[1, 2, 3]",
     "malformed": '{"a": ',
+    # infinity as a number (1e400): no JSON column (jsonb) can store it
+    "infinite": '{"name": "x", "quantity": 1e400, "price": 1e400, "context": {"a": -1e999}}',
 }
 ROUTES = sorted({(route, method) for route, method, _view in OPERATIONS if method in UNSAFE})
 
