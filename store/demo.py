@@ -9,7 +9,9 @@ from store.access import demo as access_demo
 from store.catalog import demo as catalog_demo
 from store.checkout import demo as checkout_demo
 from store.coupons import demo as coupons_demo
+from store.feeds import demo as feeds_demo
 from store.inventory import demo as inventory_demo
+from store.marketplace import demo as marketplace_demo
 from store.orders import demo as orders_demo
 from store.reviews import demo as reviews_demo
 from store.settings import demo as settings_demo
@@ -37,6 +39,11 @@ def seed() -> list[str]:
     # Issue 7, checkout: bank details, the store's e-mail.
     lines.append("  Checkout:")
     lines += checkout_demo.seed()
+    # Issue 16: marketplace sync and feeds.
+    lines.append("  Marketplaces:")
+    lines += marketplace_demo.seed()
+    lines.append("  Marketplace feeds:")
+    lines += feeds_demo.seed()
     lines += [
         "  Try: GET /rest/ec/v1/products, /rest/ec/v1/products/facets?attr_color=blue,",
         "       /rest/ec/v1/search?q=tee, /rest/ec/v1/categories/tree",

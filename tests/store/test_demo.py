@@ -102,3 +102,64 @@ def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(settings):
         TaxRate.objects.count(),
         Coupon.objects.count(),
     ) == counts
+
+
+def test_seed_demo_turns_on_the_feeds_and_the_generic_marketplace(settings, client):
+    """The printed feed URL serves the generated feed; a webhook signed with the printed demo
+    secret becomes a store order (the README's walk-throughs, on `make run`)."""
+    import hashlib
+    import hmac
+    import json
+    import re
+    import time
+    from urllib.parse import urlsplit
+
+    from store.feeds.models import Feed
+    from store.marketplace.demo import DEMO_SECRET
+    from store.marketplace.models import MarketplaceOrder
+
+    settings.DEBUG = True
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    assert set(Feed.objects.filter(enabled=True).values_list("marketplace", flat=True)) == {
+        "google",
+        "skroutz",
+    }
+    urls = re.findall(r"https?://\S+/feed\.xml\?token=\S+", out.getvalue())
+    assert len(urls) == 2
+    for url in urls:
+        parts = urlsplit(url)
+        feed = client.get(f"{parts.path}?{parts.query}")
+        assert feed.status_code == 200, url
+        assert feed["ETag"]
+        assert b"<?xml" in feed.content[:100]
+    product = (
+        Product.objects.filter(status="active", type="simple", stock_quantity__gt=2)
+        .exclude(sku="")
+        .first()
+    )
+    body = json.dumps(
+        {
+            "id": "demo-1",
+            "type": "order.created",
+            "order": {
+                "code": "DEMO-1",
+                "state": "open",
+                "currency": "EUR",
+                "billing_address": {"first_name": "Ada", "email": "ada@example.com"},
+                "items": [{"sku": product.sku, "quantity": 1, "unit_price": "10.00"}],
+            },
+        }
+    ).encode()
+    stamp = str(int(time.time()))
+    signature = hmac.new(DEMO_SECRET.encode(), stamp.encode() + b"." + body, hashlib.sha256)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        answer = client.post(
+            "/rest/ec/v1/marketplace/webhook/generic",
+            body,
+            content_type="application/json",
+            HTTP_X_MARKETPLACE_SIGNATURE=f"t={stamp},v1={signature.hexdigest()}",
+        )
+    assert answer.status_code == 200, answer.content
+    row = MarketplaceOrder.objects.get(code="DEMO-1")
+    assert row.order is not None, (row.failure_code, row.failure_message)
