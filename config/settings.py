@@ -187,6 +187,16 @@ if DATABASE_URL:
             # that the query then saves nothing with (measured on the catalog's lists at
             # 50,000 products: +28 ms). A DATABASE_URL giving its own `options` keeps them.
             _db["OPTIONS"].setdefault("options", "-c jit=off")
+            # Parameters bound on the server: psycopg then prepares a query the connection
+            # has run PG_PREPARE_THRESHOLD times, and PostgreSQL reuses its plan instead of
+            # planning it again on every request (the hot paths' joins plan for longer than
+            # they run). Off with DB_SERVER_SIDE_BINDING=0 (and always behind PgBouncer, whose
+            # transaction mode cannot keep a connection's prepared statements).
+            if env_bool("DB_SERVER_SIDE_BINDING", True):
+                _db["OPTIONS"].setdefault("server_side_binding", True)
+                _db["OPTIONS"].setdefault(
+                    "prepare_threshold", env_int("PG_PREPARE_THRESHOLD", 5, minimum=0)
+                )
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _db = {

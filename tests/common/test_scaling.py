@@ -188,6 +188,38 @@ def test_behind_pgbouncer_no_server_side_cursor_and_no_startup_options():
     assert out.stdout.split() == ["True", "False"]
 
 
+BINDING_CODE = """
+from django.db import connection
+from accounts.models import User
+for _ in range(8):
+    User.objects.filter(email="nobody@example.com").exists()
+with connection.cursor() as cursor:
+    cursor.execute("SELECT count(*) FROM pg_prepared_statements")
+    prepared = cursor.fetchone()[0]
+print(connection.settings_dict["OPTIONS"].get("server_side_binding", False), prepared > 0)
+"""
+
+
+@NEEDS_PG
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, ["True", "True"]),
+        ({"DB_SERVER_SIDE_BINDING": "0"}, ["False", "False"]),
+        ({"DB_PGBOUNCER": "1"}, ["False", "False"]),
+    ],
+    ids=["default", "off", "pgbouncer"],
+)
+def test_a_query_run_again_reuses_its_prepared_plan_unless_turned_off(env, expected):
+    """Server-side binding: psycopg prepares a query run PG_PREPARE_THRESHOLD times, so
+    PostgreSQL plans the hot paths' queries once per connection (issue 11); never behind
+    PgBouncer in transaction mode."""
+    out = _django(BINDING_CODE, **env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == expected
+
+
 def test_a_pool_and_pgbouncer_together_are_refused():
     out = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
