@@ -204,7 +204,11 @@ class FeedFileView(StoreAPIView):
     @operation(
         summary="Fetch a marketplace feed (the XML)",
         parameters=[TOKEN],
-        responses={(200, "application/xml"): OpenApiTypes.STR, 304: NOT_MODIFIED},
+        responses={
+            (200, "application/rss+xml"): OpenApiTypes.STR,
+            (200, "application/xml"): OpenApiTypes.STR,
+            304: NOT_MODIFIED,
+        },
         errors=FILE_ERRORS,
         description="The last generated feed, as stored: `ETag` (its SHA-256, Skroutz's "
         "`created_at` aside) and `Last-Modified`; `If-None-Match` (or `If-Modified-Since`) "

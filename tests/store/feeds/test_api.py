@@ -398,3 +398,17 @@ def test_the_tasks_are_registered():
 
     tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert "store_feeds.regenerate_due" in tasks
+
+
+@pytest.mark.parametrize("marketplace", ["google", "skroutz"])
+def test_each_feed_is_served_in_a_content_type_its_description_documents(anon, marketplace):
+    """What schemathesis checks from outside (ST105): the answer's media type is documented."""
+    from store.docs.schema import generate as generate_schema
+
+    complete_product()
+    enable(marketplace)
+    feed = services.generate(marketplace=marketplace)
+    response = anon.get(f"{FEEDS}/{marketplace}/feed.xml?token={feed.token}")
+    assert response.status_code == 200
+    operation = generate_schema()["paths"]["/marketplace/feeds/{marketplace}/feed.xml"]["get"]
+    assert response["Content-Type"].split(";")[0] in operation["responses"]["200"]["content"]
