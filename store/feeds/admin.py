@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from common.admin import ServiceAdmin, ServiceForm, for_each
+from store.common.errors import rule_broken
 from store.feeds import services
 from store.feeds.models import CategoryMapping, Feed
 
@@ -54,13 +55,21 @@ class FeedAdmin(ServiceAdmin):
         return False
 
     def create(self, request, fields):
-        raise NotImplementedError  # never reached: adding is not allowed
+        # Never offered (has_add_permission is False); a forged call is refused: a feed row
+        # is made per marketplace by services.feed_ensure, never added by hand.
+        raise rule_broken(
+            "Feeds are made per marketplace, not added.", code="not_addable", status=409
+        )
 
     def update(self, request, obj, fields):
         return services.feed_update(marketplace=obj.marketplace, fields=fields)
 
     def remove(self, request, obj):
-        raise NotImplementedError  # never reached: deleting is not allowed
+        # Never offered (has_delete_permission is False); a forged call is refused: the
+        # row holds the feed's secret token and its generated file.
+        raise rule_broken(
+            "A marketplace's feed is never deleted (disable it).", code="not_deletable", status=409
+        )
 
     def _each(self, request, queryset, call, done: str) -> None:
         marketplaces = queryset.values_list("marketplace", flat=True)

@@ -117,3 +117,24 @@ def test_the_generate_feeds_command(capsys):
     call_command("generate_feeds", "google", "--enqueue")
     assert "google: generation enqueued." in capsys.readouterr().out
     assert OutboxMessage.objects.filter(task="store_feeds.generate").count() == 1
+
+
+def test_a_feed_is_never_added_or_deleted_not_even_by_a_forged_request(staff, rf):
+    from django.contrib import admin as django_admin
+
+    from common.errors import ServiceError
+
+    feed = services.feed_ensure("google")
+    delete = reverse("admin:store_feeds_feed_delete", args=[feed.pk])
+    assert staff.post(delete, {"post": "yes"}).status_code == 403
+    model_admin = django_admin.site._registry[Feed]
+    request = rf.get("/")
+    assert model_admin.has_add_permission(request) is False
+    assert model_admin.has_delete_permission(request) is False
+    with pytest.raises(ServiceError) as refused:
+        model_admin.create(request, {"marketplace": "skroutz"})
+    assert refused.value.code == "not_addable"
+    with pytest.raises(ServiceError) as refused:
+        model_admin.remove(request, feed)
+    assert refused.value.code == "not_deletable"
+    assert list(Feed.objects.values_list("marketplace", flat=True)) == ["google"]
