@@ -152,34 +152,53 @@ def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
 
 
 class _PublishOnCommit:
-    """The commit callback of one enqueue. Every enqueue registers its own (so a rolled-back
-    savepoint drops its rows' callbacks, as Django does), but the first of a commit's callbacks
-    to run takes the rows of the outbox callbacks queued after it too: one claim and one mark
-    for a transaction that enqueued several tasks; the later callbacks find nothing left."""
+    """The commit callback of one enqueue. Each enqueue registers its own (a rolled-back
+    savepoint drops its callbacks, as Django does), and every callback of a connection is
+    also kept in its batch (`_batch`): the first to run publishes the rows of those registered
+    after it and not run yet, so a commit that enqueued several tasks claims and marks them in
+    one statement each, and the later callbacks find nothing left. (Django runs a commit's
+    callbacks from a list of its own, so the batch cannot be read off the connection's queue
+    at that point.)
 
-    __slots__ = ("ids",)
+    A batch-mate whose savepoint rolled back lends ids of rows that are gone, which is
+    harmless: the claim takes only rows that exist and wait to be published."""
+
+    __slots__ = ("ids", "ran")
 
     def __init__(self, ids: list[int]):
         self.ids = list(ids)
+        self.ran = False
 
     def __call__(self) -> int:
-        ids, self.ids = self.ids, []
-        if not ids:
-            return 0
-        # Django pops each callback before running it, so what is queued is this commit's
-        # rest; a test's capture of callbacks leaves them queued, so start after this one.
-        queue = transaction.get_connection().run_on_commit
-        start = next((n + 1 for n, entry in enumerate(queue) if entry[1] is self), 0)
-        for _sids, callback, _robust in queue[start:]:
-            if isinstance(callback, _PublishOnCommit) and callback.ids:
+        ids: list[int] = []
+        batch = _batch(transaction.get_connection())
+        # Those registered from this one on: in a commit, this is the first to run, so all of
+        # them (a test that runs a window of callbacks by hand gets that window's).
+        start = next((n for n, callback in enumerate(batch) if callback is self), len(batch))
+        for callback in [self, *batch[start:]]:
+            if not callback.ran:
                 ids.extend(callback.ids)
-                callback.ids = []
-        return publish(ids)
+                callback.ids, callback.ran = [], True
+        del batch[start:]
+        return publish(ids) if ids else 0
+
+
+def _batch(conn) -> list[_PublishOnCommit]:
+    batch = getattr(conn, "_outbox_batch", None)
+    if batch is None:
+        batch = conn._outbox_batch = []
+    return batch
 
 
 def _publish_on_commit(ids: list[int]) -> None:
+    conn = transaction.get_connection()
+    batch = _batch(conn)
+    if not conn.run_on_commit:  # a new transaction: what is left belonged to rolled-back ones
+        batch.clear()
+    callback = _PublishOnCommit(ids)
+    batch.append(callback)
     # robust: nothing that happens after the commit may fail the committed request.
-    transaction.on_commit(_PublishOnCommit(ids), robust=True)
+    transaction.on_commit(callback, robust=True)
 
 
 def publish(ids: list[int]) -> int:

@@ -366,3 +366,38 @@ def test_a_row_being_joined_is_published_by_the_joining_commit_and_nobody_waits(
     first, third = OutboxMessage.objects.order_by("id")
     assert first.sent_at is not None
     assert third.sent_at is None  # the third's own row waits for the broker
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_commit_claims_and_marks_the_tasks_of_its_transaction_together(ran):
+    """Django runs a commit's callbacks from a list of its own, so the rows of every enqueue
+    must be gathered when they are enqueued, not when the first callback runs."""
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        outbox.enqueue(PING)
+        with transaction.atomic():
+            outbox.enqueue(PING, dedupe_key="ping:1")
+        transaction.on_commit(lambda: None)  # another app's callback between them
+        outbox.enqueue_many(PING, [(), ()])
+    assert len(ran) == 4
+    assert not OutboxMessage.objects.filter(sent_at__isnull=True).exists()
+    after_commit = [q["sql"] for q in queries.captured_queries]
+    after_commit = after_commit[[sql.upper() for sql in after_commit].index("COMMIT") + 1 :]
+    updates = [sql for sql in after_commit if sql.lstrip().startswith("UPDATE")]
+    assert len(updates) == 2, updates  # one claim and one mark for the four rows
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_commit_sends_the_rows_of_a_savepoint_that_stood_and_not_of_one_rolled_back(ran):
+    with transaction.atomic():
+        with transaction.atomic():
+            outbox.enqueue(PING, args=("kept",))
+        try:
+            with transaction.atomic():
+                outbox.enqueue(PING, args=("dropped",))
+                raise RuntimeError("this part failed")
+        except RuntimeError:
+            pass
+        outbox.enqueue(PING, args=("after",))
+    assert [args for _name, args, _kw in ran] == [["kept"], ["after"]]
+    assert OutboxMessage.objects.count() == 2
+    assert not OutboxMessage.objects.filter(sent_at__isnull=True).exists()

@@ -27,7 +27,8 @@ def _sync(order_id) -> None:
 
 @receiver(order_status_changed, dispatch_uid="theme_modules_points_status")
 def points_on_status(sender, order, **kwargs):
-    if selectors.module_active("points"):
+    # An order whose points cannot change (no customer, unpaid) costs no transaction.
+    if selectors.module_active("points") and services.points_may_change(order):
         order_id = order.pk
         transaction.on_commit(lambda: _sync(order_id))
 

@@ -200,6 +200,19 @@ def points_for(total: Decimal) -> int:
     return int((total * settings.THEME_POINTS_PER_UNIT).to_integral_value(rounding=ROUND_DOWN))
 
 
+def points_may_change(order: Order) -> bool:
+    """Whether `points_sync` could write anything for the order as it stands: points are
+    earned by a paid order of a customer and reversed by a refund, so an order without a
+    customer, or neither paid nor refunded, has none to change."""
+    if order.customer_id is None:
+        return False
+    return (
+        order.status == OrderStatus.REFUNDED
+        or order.payment_status == PaymentStatus.PAID
+        or order.payment_status in REFUNDED_PAYMENTS
+    )
+
+
 def points_sync(*, order_id: int) -> PointsEntry | None:
     """Bring an order's points up to date (idempotent; run after the order's commit): a paid
     order of a customer with an account earns points once; a refunded one (in full or in
@@ -208,7 +221,7 @@ def points_sync(*, order_id: int) -> PointsEntry | None:
         return None
     with transaction.atomic():
         order = Order.objects.select_for_update().filter(pk=order_id).first()
-        if order is None or order.customer_id is None:
+        if order is None or not points_may_change(order):
             return None
         user_id = (
             Customer.objects.filter(pk=order.customer_id).values_list("user_id", flat=True).first()

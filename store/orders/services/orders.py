@@ -33,7 +33,7 @@ from store.orders.choices import (
 from store.orders.models import Order, OrderItem
 from store.orders.services.common import AUDITED_FIELDS, order_for_update, order_trail, record
 from store.orders.services.lines import resolve_lines, taxed
-from store.orders.services.stock import release_stock, schedule_release, take_stock
+from store.orders.services.stock import flag_release, release_stock, schedule_release, take_stock
 from store.orders.services.totals import recalculate
 from store.orders.signals import order_released, order_reopened, order_status_changed
 from store.settings import selectors as store_settings
@@ -286,6 +286,9 @@ def order_status_set(
     if status == OrderStatus.COMPLETED:
         order.completed_at = timezone.now()
         fields.append("completed_at")
+    releasing = holds_stock(old) and not holds_stock(status)
+    if releasing:  # the release's flag goes with the status (schedule_release, below)
+        fields += flag_release(order)
     order.save(update_fields=fields)
     change = record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
     trail.record(note=note)
@@ -300,7 +303,7 @@ def order_status_set(
     if holds_stock(status) and not holds_stock(old):
         order_reopened.send(sender=Order, order=order)
         take_stock(order, reason=MovementReason.ORDER_REOPENED, actor=actor)
-    elif holds_stock(old) and not holds_stock(status):
+    elif releasing:
         order_released.send(sender=Order, order=order)
         schedule_release(order)
     return order

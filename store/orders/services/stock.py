@@ -160,11 +160,20 @@ def _enqueue_release(order_id: int) -> None:
     outbox.enqueue(RELEASE_TASK, args=(order_id,), dedupe_key=f"{RELEASE_TASK}:{order_id}")
 
 
+def flag_release(order: Order) -> list[str]:
+    """Mark the order (in memory) as owing stock back; answers the fields to save for it (none
+    when it was marked already). A caller about to save the order saves them with it."""
+    if order.stock_release_pending:
+        return []
+    order.stock_release_pending = True
+    return ["stock_release_pending"]
+
+
 def schedule_release(order: Order) -> None:
-    """Record that the order owes stock back and enqueue the worker once this commits."""
-    if not order.stock_release_pending:
+    """Record that the order owes stock back and enqueue the worker once this commits (the
+    flag is written here unless the caller saved it already: flag_release)."""
+    if flag_release(order):
         Order.objects.filter(pk=order.pk).update(stock_release_pending=True)
-        order.stock_release_pending = True
     _enqueue_release(order.pk)
 
 

@@ -114,3 +114,22 @@ def test_points_transactions_query_ceiling(store_client, shopper, django_assert_
         body = client.get(f"{BASE}/points/transactions?per_page=50").json()
     assert body["total"] == 4
     assert _balance(client) == 20
+
+
+def test_a_status_change_of_an_unpaid_order_costs_the_points_nothing(shopper):
+    from unittest import mock
+
+    from theme.modules import services as module_services
+
+    order = _order(shopper)
+    paid = _pay(_order(shopper))
+    real_sync = module_services.points_sync
+    with mock.patch.object(module_services, "points_sync", side_effect=real_sync) as sync:
+        with on_commit():  # unpaid: no points to earn or reverse, no transaction for them
+            order_services.order_status_set(order_id=order.pk, status="cancelled")
+        assert sync.call_count == 0
+        with on_commit():  # paid: brought up to date
+            order_services.order_status_set(order_id=paid.pk, status="completed")
+        assert sync.call_count == 1
+    assert PointsEntry.objects.filter(order=paid).count() == 1
+    assert not PointsEntry.objects.filter(order=order).exists()
