@@ -213,6 +213,23 @@ def _entry_page_query(size: int, *, keyset: bool) -> CompiledQuery:
     return query
 
 
+def _list_queryset(user, status, source, search, now, entries: bool, arrays: bool) -> QuerySet:
+    base = _list_base(
+        _filtered_licenses(user=user, status=status, source=source, search=search, now=now), now
+    )
+    if entries:
+        return base.annotate(entry=_list_entry())
+    if arrays:
+        activations = Activation.objects.filter(license_id=OuterRef("pk")).order_by(
+            "activated_at", "id"
+        )
+        return base.annotate(
+            act_domains=ArraySubquery(activations.values("domain")),
+            act_times=ArraySubquery(activations.values(text=_utc_text("activated_at"))),
+        )
+    return base
+
+
 def license_list_chunks(
     *,
     user: User,
@@ -233,26 +250,16 @@ def license_list_chunks(
     now = now or timezone.now()
     size = chunk_size or LICENSE_LIST_CHUNK
     plain = entries and not status and not source and not (search or "").strip()
-    base = _list_base(
-        _filtered_licenses(user=user, status=status, source=source, search=search, now=now), now
-    )
     arrays = connections[router.db_for_read(License)].vendor == "postgresql"
-    if entries:
-        base = base.annotate(entry=_list_entry())
-    elif arrays:
-        activations = Activation.objects.filter(license_id=OuterRef("pk")).order_by(
-            "activated_at", "id"
-        )
-        base = base.annotate(
-            act_domains=ArraySubquery(activations.values("domain")),
-            act_times=ArraySubquery(activations.values(text=_utc_text("activated_at"))),
-        )
+    # The unfiltered list (the common call) runs a query compiled once per connection; no
+    # queryset is built for it.
+    base = None if plain else _list_queryset(user, status, source, search, now, entries, arrays)
     created, pk_at = _LIST_COLUMNS.index("created_text"), 0
     if entries:
         created, pk_at = 1, 2
     after = None
     while True:
-        page = base if after is None else _after(base, *after)
+        page = base if after is None or plain else _after(base, *after)
         if plain:
             # The unfiltered list, the common call: its SQL compiled once per connection.
             query = _entry_page_query(size, keyset=after is not None)
