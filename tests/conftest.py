@@ -54,3 +54,20 @@ def client_for():
         return client
 
     return make
+
+
+@pytest.fixture
+def redis_round_trips(monkeypatch):
+    """The commands sent to Redis, one entry per round trip (a pipeline is one)."""
+    from redis.connection import Connection
+
+    sent: list[bytes] = []
+    original = Connection.send_packed_command
+
+    def send(self, command, check_health=True):
+        chunks = [command] if isinstance(command, bytes | str) else list(command)
+        sent.append(b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks)[:80])
+        return original(self, command, check_health)
+
+    monkeypatch.setattr(Connection, "send_packed_command", send)
+    return sent

@@ -11,6 +11,10 @@ ONE round trip: a Lua script increments the counter, sets its expiry on the wind
 and answers the time left, which a refusal's Retry-After uses. Other caches (local memory in
 development and the tests on SQLite) use cache.add + cache.incr and a start-time key.
 
+A view may name, in `throttle_reads()`, the cache keys its hot path reads; on Redis they are
+read by the same script (MGET) and kept on the request for the view (`prefetched`), so a
+rate-limited hot path costs one Redis round trip in all.
+
 Every counted request leaves its standing on the Django request (`note_limit`), and
 common.middleware.RateLimitHeadersMiddleware answers it in the IETF draft's headers:
 `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window closes)
@@ -56,6 +60,18 @@ class Standing:
 
 
 ATTRIBUTE = "rate_limit_standing"
+# Where a rate-limited request keeps the cache values read with its count: (keys read, found).
+PREFETCHED = "cache_prefetched"
+
+
+def prefetched(request, keys) -> dict | None:
+    """The values of `keys` read with the request's rate-limit count (missing keys absent), or
+    None when they were not all read that way (no limit counted on Redis, or other keys)."""
+    target = getattr(request, "_request", request)
+    kept = getattr(target, PREFETCHED, None)
+    if kept is None or not kept[0].issuperset(keys):
+        return None
+    return {key: value for key, value in kept[1].items() if key in keys}
 
 
 def note_limit(request, standing: Standing) -> None:
@@ -90,8 +106,9 @@ class ScopedRateThrottle(SimpleRateThrottle):
 
         key = f"throttle:{self.scope}:{self.identity(request)}"
         now = self.timer()
+        reads = getattr(view, "throttle_reads", None)
         try:
-            count = self._count(key, now)
+            count = self._count(key, now, request, reads() if reads is not None else ())
         except CacheUnavailable:
             logger.warning(
                 "rate limit %r not enforced for %s: the cache is unreachable",
@@ -117,11 +134,16 @@ class ScopedRateThrottle(SimpleRateThrottle):
         self._wait = max(1.0, left)
         return False
 
-    def _count(self, key: str, now: float) -> int:
-        """This request's number in the current window (opening one if none is open)."""
+    def _count(self, key: str, now: float, request, reads) -> int:
+        """This request's number in the current window (opening one if none is open). On Redis
+        the cache keys `reads` are read in the same round trip and kept on the request
+        (`prefetched`)."""
         count_in_window = getattr(self.cache, "count_in_window", None)
         if count_in_window is not None:  # Redis: one round trip, the time left included
-            count, self._left = count_in_window(key, self.duration)
+            count, self._left, found = count_in_window(key, self.duration, read=reads)
+            if reads:
+                target = getattr(request, "_request", request)
+                setattr(target, PREFETCHED, (frozenset(reads), found))
             return count
         self.cache.add(f"{key}:start", now, self.duration)
         self.cache.add(key, 0, self.duration)

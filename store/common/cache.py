@@ -25,19 +25,25 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from common.api.throttling import prefetched
+
 # --- Several cache keys in one round trip ------------------------------------------------------
 
 _memo: ContextVar[dict | None] = ContextVar("store_cache_memo", default=None)
 
 
 @contextmanager
-def read_together(keys):
+def read_together(keys, *, request=None):
     """Read `keys` from the cache in one round trip (get_many) for the block: `memo_get` then
     answers them from that read, so a hot path that reads several cached entries (the store
-    settings, version tokens) pays one round trip for all. A key missing from the cache is read
-    again normally; a bump inside the block drops its token from the memo."""
+    settings, version tokens) pays one round trip for all. With `request`, keys its rate limit
+    read already (the view's `throttle_reads`: common.api.throttling.prefetched) cost no round
+    trip at all. A key missing from the cache is read again normally; a bump inside the block
+    drops its token from the memo."""
     keys = list(keys)
-    found = cache.get_many(keys) if keys else {}
+    found = prefetched(request, keys) if request is not None else None
+    if found is None:
+        found = cache.get_many(keys) if keys else {}
     token = _memo.set(dict(found))
     try:
         yield

@@ -7,7 +7,6 @@ import os
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from redis.connection import Connection
 
 from tests.licensing.factories import ActivationFactory, LicenseFactory
 
@@ -34,21 +33,6 @@ def test_a_verify_is_one_query_and_writes_nothing(api_client, known, django_asse
     statements = [q["sql"].lstrip().upper() for q in queries.captured_queries]
     assert statements[0].startswith("SELECT")
     assert not [s for s in statements if s.startswith(WRITES)]
-
-
-@pytest.fixture
-def redis_round_trips(monkeypatch):
-    """The commands sent to Redis, one entry per round trip (a pipeline is one)."""
-    sent: list[bytes] = []
-    original = Connection.send_packed_command
-
-    def send(self, command, check_health=True):
-        chunks = [command] if isinstance(command, bytes | str) else list(command)
-        sent.append(b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks)[:80])
-        return original(self, command, check_health)
-
-    monkeypatch.setattr(Connection, "send_packed_command", send)
-    return sent
 
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a real Redis (REDIS_URL)")

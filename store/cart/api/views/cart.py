@@ -86,8 +86,12 @@ class CartItemsView(CartRoutesView):
     )
     def post(self, request):
         body = validate_body(s.CartItemAddSerializer, request.data)
-        with read_together(pricing_cache_keys()):  # one cache round trip for the add and pricing
+        # the add's and the pricing's cache reads, made with the rate limit's count
+        with read_together(pricing_cache_keys(), request=request):
             return self._add(request, body)
+
+    def throttle_reads(self) -> list[str]:
+        return pricing_cache_keys() if self.request.method == "POST" else []
 
     def _add(self, request, body):
         cart = item_services.cart_item_add(
