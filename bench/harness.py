@@ -12,7 +12,8 @@ seed function and calls `run_bench`. The harness:
    on, plus the floor routes of bench/urls.py);
 3. loads it with wrk (a separate process) for --seconds per measurement: after a warm-up, each
    of --rounds rounds measures, for each case, its floor and the case back to back (the order
-   alternating between rounds), so every ratio compares two runs seconds apart;
+   alternating between rounds), so every ratio compares two runs seconds apart; with a Celery
+   worker running (celery_worker), each measurement waits for its queue to be empty first;
 4. counts the answers' statuses in wrk (a Lua response hook) and refuses to report a case whose
    answers are not (almost all) its expected status (one, or a tuple for a case whose script
    walks several routes); a case's script may also count events of its own in the Lua table
@@ -799,9 +800,11 @@ def celery_worker(name: str, extra_env: dict[str, str] | None = None, *, drain: 
         env=env,
         cwd=ROOT,
     )
+    _WORKERS.append((redis_url, worker))
     try:
         yield worker
     finally:
+        _WORKERS.remove((redis_url, worker))
         with contextlib.suppress(Exception):
             _wait_for_empty_queue(redis_url, drain, worker)
         worker.terminate()
@@ -810,6 +813,21 @@ def celery_worker(name: str, extra_env: dict[str, str] | None = None, *, drain: 
         except subprocess.TimeoutExpired:
             worker.kill()
             worker.wait()
+
+
+# The bench's Celery workers (celery_worker), so that each measurement starts with their queue
+# empty: tasks a case left behind (a status change's stock release and e-mail) are charged to
+# that case's own measurement, not to the one measured next, floor or case.
+_WORKERS: list[tuple[str, subprocess.Popen]] = []
+SETTLE_SECONDS = 60.0
+
+
+def settle() -> None:
+    """Wait (bounded) until the bench's workers have emptied their queue."""
+    for redis_url, worker in list(_WORKERS):
+        with contextlib.suppress(Exception):
+            _wait_for_empty_queue(redis_url, SETTLE_SECONDS, worker)
+            time.sleep(0.3)  # the task taken last finishes
 
 
 def _wait_for_empty_queue(redis_url: str, seconds: float, worker: subprocess.Popen) -> None:
@@ -923,6 +941,7 @@ def run_bench(
                     pair.reverse()
                 measured = {}
                 for role, which in pair:
+                    settle()
                     measured[role] = _measure(args.port, which, args)
                 rounds[case.name].append(measured)
                 f, c = measured["floor"], measured["case"]
