@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.db import connections
 from django.db.models import (
     Case,
+    Count,
     Exists,
     F,
     Field,
@@ -24,6 +25,7 @@ from django.db.models import (
     QuerySet,
     Value,
     When,
+    Window,
 )
 from django.db.models.functions import Cast
 
@@ -187,17 +189,25 @@ def search_filter(queryset: QuerySet, search: str) -> QuerySet:
                 default=Value(0),
                 output_field=IntegerField(),
             )
-            + Case(
-                When(short_description__icontains=term, then=Value(SHORT_DESCRIPTION)),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
-            + Case(
-                When(description__icontains=term, then=Value(DESCRIPTION)),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
         )
+        if not postgres:
+            # On PostgreSQL the descriptions' part is the ts_rank over the weighted document
+            # (below), read from the index's own vector: scanning every match's description
+            # text again for the term cost a third of a common word's search at 50,000
+            # products (issue 11).
+            relevance = (
+                relevance
+                + Case(
+                    When(short_description__icontains=term, then=Value(SHORT_DESCRIPTION)),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+                + Case(
+                    When(description__icontains=term, then=Value(DESCRIPTION)),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+            )
     if postgres and tsquery_parts:
         rank = Func(
             F("search_document"),
@@ -395,6 +405,14 @@ def list_rows(queryset: QuerySet) -> list[Product]:
     return products
 
 
+def rows_in_order(ids: list[int]) -> list[Product]:
+    """`list_rows` of the products `ids`, in that order."""
+    if not ids:
+        return []
+    found = {product.pk: product for product in list_rows(Product.objects.filter(pk__in=ids))}
+    return [found[pk] for pk in ids if pk in found]
+
+
 def attach_categories(products: list[Product]) -> None:
     by_product: dict[int, list[Category]] = {product.pk: [] for product in products}
     if by_product:
@@ -433,6 +451,8 @@ def product_page(args: dict) -> Page:
     matches, however deep the page."""
     queryset = product_queryset(args)
     page, per_page = args["page"], args["per_page"]
+    if args.get("search") and connections[queryset.db].vendor == "postgresql":
+        return _ranked_page(queryset, args, page, per_page)
     total = queryset.count()
     start = (page - 1) * per_page
     if start >= total:
@@ -444,6 +464,28 @@ def product_page(args: dict) -> Page:
     else:
         items = list_rows(ordered(queryset, args)[start:end])
     return Page(items=items, page=page, per_page=per_page, total=total)
+
+
+def _ranked_page(queryset: QuerySet, args: dict, page: int, per_page: int) -> Page:
+    start = (page - 1) * per_page
+    items, total = ranked_slice(ordered(queryset, args), start, per_page)
+    return Page(items=items, page=page, per_page=per_page, total=total)
+
+
+def ranked_slice(ranked: QuerySet, start: int, size: int) -> tuple[list[Product], int]:
+    """A search's rows `start` to `start + size` and the number of matches (PostgreSQL): the
+    slice's ids with COUNT(*) OVER () in one query (the rank sorts every match anyway), then
+    their rows by id; a separate COUNT only for a slice past the last match. A common word's
+    COUNT walked every match a second time, and sorting the matches' full rows cost a fifth
+    of the search at 50,000 products (issue 11)."""
+    found = list(
+        ranked.annotate(matches=Window(Count("*"))).values_list("pk", "matches")[
+            start : start + size
+        ]
+    )
+    if not found:
+        return [], ranked.order_by().count()
+    return rows_in_order([pk for pk, _matches in found]), found[0][1]
 
 
 def _descending(args: dict) -> bool:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from django.db import connections
 from django.db.models import Case, IntegerField, Q, Value, When
 
 from store.catalog.choices import ProductStatus
 from store.catalog.models import Category, Product
-from store.catalog.selectors.products import list_rows, ordered, search_filter
+from store.catalog.selectors.products import list_rows, ordered, ranked_slice, search_filter
 
 
 def search_products(term: str, *, limit: int) -> tuple[list[Product], int]:
     queryset = search_filter(Product.objects.filter(status=ProductStatus.ACTIVE), term)
-    total = queryset.count()
     rows = ordered(queryset, {"orderby": "relevance", "order": "DESC", "search": term})
-    return list_rows(rows[:limit]), total
+    if connections[queryset.db].vendor == "postgresql":
+        return ranked_slice(rows, 0, limit)
+    return list_rows(rows[:limit]), queryset.count()
 
 
 def search_categories(term: str, *, limit: int) -> list[Category]:

@@ -190,3 +190,30 @@ def test_search_covers_categories_and_only_active_products(anon):
     assert [c["name"] for c in body["categories"]["items"]] == ["Lamps", "Floor lamps"]
     assert set(body) == {"products", "categories"}
     assert set(body["categories"]["items"][0]) == {"id", "name", "slug", "parent_id", "image"}
+
+
+def test_a_searched_list_pages_in_rank_order_with_the_number_of_matches(anon):
+    """The list's search reads a page's ids with the number of matches, then the rows by id
+    (PostgreSQL): the pages keep the rank order, the total is every match's, and a page past
+    the last match is empty with the same total."""
+    make_product(title="Lamp")  # exact title first
+    make_product(title="Lamp shade")  # title prefix
+    for n in range(3):
+        make_product(title=f"Desk {n}", description="a reading lamp")
+    make_product(title="Chair")
+
+    def page(number: int) -> dict:
+        response = anon.get(f"{API}/products", {"q": "lamp", "per_page": 2, "page": number})
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    first, second, third, past = page(1), page(2), page(3), page(4)
+    assert [p["title"] for p in first["data"]] == ["Lamp", "Lamp shade"]
+    assert [p["title"] for p in second["data"] + third["data"]] == ["Desk 2", "Desk 1", "Desk 0"]
+    for body in (first, second, third, past):
+        assert body["meta"]["total"] == 5
+        assert body["meta"]["total_pages"] == 3
+    assert past["data"] == []
+    search = anon.get(f"{API}/search", {"q": "lamp"}).json()["products"]
+    assert search["total"] == 5
+    assert [p["title"] for p in search["items"]][:2] == ["Lamp", "Lamp shade"]
