@@ -94,10 +94,7 @@ class VersionedCache:
         version = self.version()
         if version is None:
             return None
-        digest = hashlib.sha256(
-            json.dumps(args, sort_keys=True, default=str, separators=(",", ":")).encode()
-        ).hexdigest()[:40]
-        return f"store:{self.family}:{version}:{digest}"
+        return f"store:{self.family}:{version}:{_digest(args)}"
 
     def get(self, key: str):
         return cache.get(key)
@@ -106,6 +103,35 @@ class VersionedCache:
         timeout = settings.STORE_CATALOG_CACHE_SECONDS
         if timeout:
             cache.set(key, value, timeout)
+
+    # An entry kept under a key that does not name the version, stored with the token it was
+    # computed under: the token and the entry come in ONE round trip (get_many), and an entry
+    # of an older version is ignored. For small entries read on every request (list totals).
+
+    def _tagged_key(self, args: dict) -> str:
+        return f"store:{self.family}:tagged:{_digest(args)}"
+
+    def get_tagged(self, args: dict) -> tuple[object | None, str | None]:
+        """(the entry for `args` if it was stored under the current version, the current
+        version; None while the cache is unreachable: do not store)."""
+        key = self._tagged_key(args)
+        found = cache.get_many([self._version_key, key])
+        version = found.get(self._version_key)
+        if version is None:
+            return None, self.version()
+        entry = found.get(key)
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == version:
+            return entry[1], version
+        return None, version
+
+    def set_tagged(self, args: dict, version: str | None, value) -> None:
+        if version is not None:
+            self.set(self._tagged_key(args), (version, value))
+
+
+def _digest(args: dict) -> str:
+    text = json.dumps(args, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
 def _token_lifetime() -> int | None:

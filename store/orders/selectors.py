@@ -254,12 +254,11 @@ def order_total(query: dict, queryset: QuerySet) -> int:
     addresses, lines and customers, and are few)."""
     if (query.get("search") or "").strip():
         return queryset.count()
-    key = COUNTS.key({name: query.get(name) for name in COUNTED})
-    total = COUNTS.get(key) if key is not None else None
+    args = {name: query.get(name) for name in COUNTED}
+    total, version = COUNTS.get_tagged(args)  # the version and the total: one round trip
     if total is None:
         total = queryset.count()
-        if key is not None:
-            COUNTS.set(key, total)
+        COUNTS.set_tagged(args, version, total)
     return total
 
 
