@@ -16,6 +16,8 @@ _LINES = CompiledQuery(
         .select_related(
             "product__featured_image", "product__tax_class_link__tax_class", "variant__image"
         )
+        # a cart never shows these: the long text and the search vector stay in the database
+        .defer("product__description", "product__search_document")
         .order_by("created_at", "id")
     ),
     (-1,),

@@ -133,3 +133,20 @@ def test_a_setting_changed_between_adds_is_seen_by_the_next_add(products):
     response = add(client, products[0].pk, 1)
     assert response.status_code == 400, response.content
     assert response.json()["code"] == "cart_item_quantity_limit"
+
+
+def test_the_lines_are_read_without_the_products_long_text(products):
+    """The cart never shows a product's description or search vector: they are not read."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = APIClient()
+    assert add(client, products[0].pk).status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert add(client, products[1].pk).status_code == 200
+    lines = [q["sql"] for q in queries.captured_queries if "store_cart_cartitem" in q["sql"]]
+    reads = [sql for sql in lines if sql.lstrip().upper().startswith("SELECT")]
+    assert reads, lines
+    for sql in reads:
+        assert '"store_catalog_product"."description"' not in sql
+        assert '"store_catalog_product"."search_document"' not in sql
