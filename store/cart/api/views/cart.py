@@ -85,7 +85,9 @@ class CartItemsView(CartRoutesView):
         + SESSION_TEXT,
     )
     def post(self, request):
-        body = validate_body(s.CartItemAddSerializer, request.data)
+        body = s.plain_add_body(request.data) or validate_body(
+            s.CartItemAddSerializer, request.data
+        )
         # the add's and the pricing's cache reads, made with the rate limit's count
         with read_together(pricing_cache_keys(), request=request):
             return self._add(request, body)
