@@ -46,10 +46,11 @@ def _dumps(value) -> str:
 
 
 def json_array(chunks: Iterable[list[tuple]], *, entries: bool = False) -> Iterator[bytes]:
-    """`[`, the rows of each chunk, `]`: one bytes piece per chunk. With `entries` the rows'
-    first column is the entry's JSON text, written by the database (PostgreSQL)."""
-    yield b"["
-    first = True
+    """`[`, the rows of each chunk, `]`, one bytes piece per chunk: the brackets travel with the
+    first and last chunks (one piece held back at a time), so a list of one chunk, the common
+    case, is written in one piece. With `entries` the rows' first column is the entry's JSON
+    text, written by the database (PostgreSQL)."""
+    head, held = b"[", None
     for chunk in chunks:
         if not chunk:
             continue
@@ -57,6 +58,8 @@ def json_array(chunks: Iterable[list[tuple]], *, entries: bool = False) -> Itera
             body = ",".join(row[0] for row in chunk)
         else:
             body = _dumps([license_row(row) for row in chunk])[1:-1]
-        yield (body if first else "," + body).encode()
-        first = False
-    yield b"]"
+        if held is not None:
+            yield held
+        held = head + body.encode() if head else b"," + body.encode()
+        head = b""
+    yield (held if held is not None else head) + b"]"

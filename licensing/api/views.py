@@ -58,7 +58,9 @@ class LicenseListView(PortalAPIView):
         "their sub-clients' licences. A plain array." + KEY_METHODS_NOTE,
     )
     def get(self, request):
-        query = validate_input(s.LicenseListQuerySerializer, request.query_params)
+        # (no parameters, the common call: nothing to validate, and no serializer built)
+        params = request.query_params
+        query = validate_input(s.LicenseListQuerySerializer, params) if params else {}
         # Everything that can refuse the request (authentication, permission, throttle, the
         # filters) has run; the rows are read and written out as the answer streams.
         now = timezone.now()

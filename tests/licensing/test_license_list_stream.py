@@ -226,3 +226,34 @@ def test_search_uses_the_trigram_indexes_on_postgresql():
     # The other account's domain is not the caller's: nothing found.
     assert list(selectors.license_list(user=owner, search=domain)) == []
     assert [lic.license_key for lic in selectors.license_list(user=owner, search=key)] == [key]
+
+
+@pytest.mark.parametrize("entries", [False, True])
+def test_the_brackets_travel_with_the_first_and_last_chunks(entries):
+    """One piece per chunk, the brackets included: a list of one chunk is one write."""
+    if entries:
+        chunks = [[('{"id":1}',)], [('{"id":2}',), ('{"id":3}',)], [], [('{"id":4}',)]]
+    else:
+        owner = ResellerFactory()
+        for _ in range(4):
+            LicenseFactory(owner=owner)
+        chunks = list(selectors.license_list_chunks(user=owner, now=MOMENT, chunk_size=2))
+    pieces = list(rows.json_array(chunks, entries=entries))
+    assert len(pieces) == len([chunk for chunk in chunks if chunk])
+    assert pieces[0].startswith(b"[")
+    assert pieces[-1].endswith(b"]")
+    assert len(json.loads(b"".join(pieces))) == 4
+    assert list(rows.json_array([chunks[0]], entries=entries)) == [b"[" + pieces[0][1:] + b"]"]
+    assert list(rows.json_array([], entries=entries)) == [b"[]"]
+
+
+def test_an_unfiltered_list_and_its_filters_answer_alike(client_for):
+    owner = ResellerFactory()
+    LicenseFactory(owner=owner)
+    revoked = LicenseFactory(owner=owner, status=LicenseStatus.REVOKED)
+    client = client_for(owner)
+    assert len(json.loads(streamed(client.get(LICENSES)))) == 2
+    only = json.loads(streamed(client.get(LICENSES, {"status": "revoked"})))
+    assert [entry["id"] for entry in only] == [revoked.pk]
+    refused = client.get(LICENSES, {"status": "nope"})
+    assert refused.status_code == 422
