@@ -557,3 +557,21 @@ def test_stats_take_the_same_queries_for_many_loggers(admin_api, django_assert_m
         body = admin_api.get(f"{BASE}/stats").json()
     assert body["total"] == 81
     assert len(body["by_logger"]) == 50
+
+
+def test_a_form_body_with_an_idempotency_key_is_recorded_and_capped():
+    """The idempotency layer reads a multipart body as a form before the view (its stream is
+    then consumed): the sink still takes it (schemathesis found a 500 here), and still caps it."""
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(
+        f"{BASE}/js-log", {"message": "from a form", "level": "warn"}, HTTP_IDEMPOTENCY_KEY="f1"
+    )
+    assert response.status_code == 202, response.content
+    assert LogEntry.objects.filter(message="from a form", source=Source.CLIENT).exists()
+    big = client.post(
+        f"{BASE}/js-log",
+        {"message": "x" * (settings.DEBUGTOOLS_JS_LOG_MAX_BYTES + 10)},
+        HTTP_IDEMPOTENCY_KEY="f2",
+    )
+    error(big, 413, "payload_too_large")
+    assert not LogEntry.objects.filter(message__startswith="xxxx").exists()
