@@ -71,3 +71,28 @@ def redis_round_trips(monkeypatch):
 
     monkeypatch.setattr(Connection, "send_packed_command", send)
     return sent
+
+
+@pytest.fixture
+def cache_calls(monkeypatch):
+    """The default cache's calls a request makes, as (method, first key) in order; a call
+    the backend makes from inside another (a local-memory get_many calls get) is not one."""
+    from django.core.cache import caches
+
+    backend = caches["default"]
+    calls: list[tuple[str, str]] = []
+    inside: list[str] = []
+    for name in ("get", "get_many", "set", "add", "delete", "set_many", "incr"):
+        original = getattr(backend, name)
+
+        def spy(*args, _name=name, _original=original, **kwargs):
+            if not inside:
+                calls.append((_name, str(args[0]) if args else ""))
+            inside.append(_name)
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                inside.pop()
+
+        monkeypatch.setattr(backend, name, spy)
+    return calls

@@ -102,9 +102,9 @@ def cart_item_add(
     touched in one UPDATE (or made), the line is upserted in one statement (quantities add
     up), and the cart's lines are read once with their products and variants: that read both
     checks the item just written (active, purchasable, within stock and limits) and feeds the
-    pricing (the view passes `cart.added_lines` and `cart.fresh` to `cart_state`); the fourth
-    is the pricing's coupon read (none for a cart just made). A refusal raises, and the
-    transaction takes every write back.
+    pricing (the view passes `cart.added_lines` and `cart.no_coupons` to `cart_state`); the
+    fourth is the pricing's coupon read, made only when the cart's UPDATE found coupons (none
+    for a cart just made). A refusal raises, and the transaction takes every write back.
     """
     options = options or {}
     quantity = clamp_quantity(quantity)

@@ -173,12 +173,13 @@ def cart_state(
     alone: bool = False,
     tidy: bool = True,
     lines: list[CartItem] | None = None,
-    fresh: bool = False,
+    no_coupons: bool = False,
 ) -> CartState:
     """Price `cart` (None: an empty cart).
 
     `lines`: the cart's lines as `cart_lines` reads them, when the caller has just read them
-    (the add path); `fresh`: the cart was just made, so it has no coupons to read.
+    (the add path); `no_coupons`: the cart is known to hold no coupons (just made, or seen
+    without any under its lock: `cart.no_coupons`), so there are none to read.
 
     `preview_coupon` is counted as if applied, without saving (its refusal is raised); with
     `alone` the applied coupons are left out (an individual-use coupon replaces them).
@@ -205,7 +206,7 @@ def cart_state(
                 }
             )
 
-    coupons_all = _applied(cart) if cart is not None and not alone and not fresh else []
+    coupons_all = _applied(cart) if cart is not None and not alone and not no_coupons else []
     if preview_coupon is not None:
         coupons_all.append(preview_coupon)
     terms_of = coupon_selectors.cached_terms(coupons_all)

@@ -75,7 +75,7 @@ def cart_lock_touch(*, token: str | None, user=None) -> Cart:
         touch(cart)
         return cart
     if customer is None and not token:
-        return _fresh(_create(user=None))
+        return _without_coupons(_create(user=None))
     where = {"user_id": customer.pk} if customer is not None else {"token": token}
     cart = _update_returning(where)
     if cart is None:
@@ -83,18 +83,21 @@ def cart_lock_touch(*, token: str | None, user=None) -> Cart:
         if customer is not None:  # a racing request may have made it: lock what exists
             cart = _update_returning(where) or cart
         if cart.token != token and customer is None:
-            _fresh(cart)
+            _without_coupons(cart)
     return cart
 
 
-def _fresh(cart: Cart) -> Cart:
-    """Mark a cart just made (`cart.fresh`): it has no coupons, the pricing need not read
-    them."""
-    cart.fresh = True
+def _without_coupons(cart: Cart) -> Cart:
+    """Mark a cart known to hold no coupons (`cart.no_coupons`): just made, or found without
+    any under its lock. The pricing need not read them."""
+    cart.no_coupons = True
     return cart
 
 
 def _update_returning(where: dict) -> Cart | None:
+    """Lock and touch the cart matching `where` in one UPDATE ... RETURNING; the same
+    statement answers whether it holds coupons (under the row lock, which every coupon change
+    takes too), so a cart without any is priced without reading them (`cart.no_coupons`)."""
     meta = Cart._meta
     qn = connection.ops.quote_name
     field = meta.get_field("updated_at")
@@ -105,16 +108,25 @@ def _update_returning(where: dict) -> Cart | None:
         params.append(value)
     if "user_id" not in where:
         conditions.append(f"{qn('user_id')} IS NULL")
+    table = qn(meta.db_table)
     columns = ", ".join(qn(f.column) for f in meta.concrete_fields)
-    # Names are quoted from the model's meta; every value is a parameter.
+    links = CartCoupon._meta
+    has_coupons = (
+        f"EXISTS (SELECT 1 FROM {qn(links.db_table)} "  # noqa: S608
+        f"WHERE {qn(links.get_field('cart').column)} = {table}.{qn(meta.pk.column)})"
+    )
+    # Names are quoted from the models' meta; every value is a parameter.
     sql = (
-        f"UPDATE {qn(meta.db_table)} SET {qn(field.column)} = %s "  # noqa: S608
-        f"WHERE {' AND '.join(conditions)} RETURNING {columns}"
+        f"UPDATE {table} SET {qn(field.column)} = %s "  # noqa: S608
+        f"WHERE {' AND '.join(conditions)} RETURNING {columns}, {has_coupons}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
-    return model_from_row(Cart, row, connection.alias) if row is not None else None
+    if row is None:
+        return None
+    cart = model_from_row(Cart, row[:-1], connection.alias)
+    return cart if row[-1] else _without_coupons(cart)
 
 
 def _create(*, user) -> Cart:

@@ -1,5 +1,5 @@
-"""Query ceilings of the cart's hot path (issue 11): an add costs at most 4 SQL queries, whatever
-the cart holds.
+"""Query ceilings of the cart's hot path (issue 11): an add costs at most 3 SQL queries, whatever
+the cart holds, and one more (its coupons) only when coupons are applied to it.
 
 Transaction control (BEGIN/COMMIT, or the savepoints of a test wrapped in a transaction) is
 not counted (helpers.max_sql_queries). The store settings, tax rates and shipping zones come
@@ -14,10 +14,13 @@ from rest_framework.test import APIClient
 from store.cart.models import CartItem
 from tests.store.cart.helpers import CART, add, cart_of, max_sql_queries
 from tests.store.catalog.factories import make_product
+from tests.store.conftest import API
+from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db
 
-ADD_QUERIES = 4
+ADD_QUERIES = 3
+COUPONS = f"{API}/coupons"
 
 
 @pytest.fixture
@@ -63,6 +66,28 @@ def test_an_add_of_an_existing_line_raises_its_quantity(products):
     assert cart_of(client)["item_count"] == 14
 
 
+def test_an_add_to_a_cart_with_a_coupon_reads_its_coupons_and_prices_them(products):
+    """The cart's locking UPDATE says whether coupons are applied: a cart with one pays the
+    one extra read, and the discount is in the answer (a cart without pays nothing)."""
+    make_coupon(code="TENOFF", discount_type="fixed_cart", amount="10")
+    client = APIClient()
+    assert add(client, products[0].pk, 2).status_code == 200
+    applied = client.post(f"{COUPONS}/apply", {"code": "TENOFF"}, format="json")
+    assert applied.status_code == 200, applied.content
+    with max_sql_queries(ADD_QUERIES + 1):
+        response = add(client, products[1].pk)
+    assert response.status_code == 200, response.content
+    cart = response.json()["cart"]
+    assert cart["discount"] == "10.00", cart
+    assert [c["code"].lower() for c in cart["coupons"]] == ["tenoff"], cart["coupons"]
+    removed = client.post(f"{COUPONS}/remove", {"code": "TENOFF"}, format="json")
+    assert removed.status_code == 200, removed.content
+    with max_sql_queries(ADD_QUERIES):
+        response = add(client, products[2].pk)
+    assert response.status_code == 200, response.content
+    assert response.json()["cart"]["discount"] == "0.00"
+
+
 def test_a_refused_add_changes_nothing(products):
     client = APIClient()
     assert add(client, products[0].pk, 50).status_code == 200
@@ -72,26 +97,10 @@ def test_a_refused_add_changes_nothing(products):
     assert CartItem.objects.get().quantity == 50
 
 
-def test_an_add_reads_the_cache_once_besides_its_rate_limit(products, monkeypatch):
+def test_an_add_reads_the_cache_once_besides_its_rate_limit(products, cache_calls):
     """The settings and the version tokens of the tax rates, zones and coupon terms come in
     one get_many; nothing else touches the cache but the throttle."""
-    from django.core.cache import caches
-
-    backend = caches["default"]
-    calls, inside = [], []  # (a local-memory get_many calls get: those are not round trips)
-    for name in ("get", "get_many", "set", "add", "delete", "set_many", "incr"):
-        original = getattr(backend, name)
-
-        def spy(*args, _name=name, _original=original, **kwargs):
-            if not inside:
-                calls.append((_name, str(args[0]) if args else ""))
-            inside.append(_name)
-            try:
-                return _original(*args, **kwargs)
-            finally:
-                inside.pop()
-
-        monkeypatch.setattr(backend, name, spy)
+    calls = cache_calls
     client = APIClient()
     assert add(client, products[0].pk).status_code == 200
     calls.clear()

@@ -136,30 +136,15 @@ def test_the_customer_part_of_the_search_has_its_trigram_indexes():
     assert "store_customer_email_trgm" in plan, plan
 
 
-def test_the_cached_total_costs_one_cache_round_trip(manager_client, monkeypatch):
+def test_the_cached_total_costs_one_cache_round_trip(manager_client, cache_calls):
     """The list's total and its version come in one get_many (no second read for the entry)."""
-    from django.core.cache import caches
-
     make_order(line(stocked(title="R1")))
     manager_client.get(ORDERS)  # the total is cached
-    backend = caches["default"]
-    calls, inside = [], []  # (a local-memory get_many calls get: not a round trip)
-    for name in ("get", "get_many"):
-        original = getattr(backend, name)
-
-        def spy(*args, _name=name, _original=original, **kwargs):
-            if not inside:
-                calls.append(_name)
-            inside.append(_name)
-            try:
-                return _original(*args, **kwargs)
-            finally:
-                inside.pop()
-
-        monkeypatch.setattr(backend, name, spy)
+    cache_calls.clear()
     with CaptureQueriesContext(connection) as captured:
         body = manager_client.get(ORDERS).json()
     assert body["total"] == 1
     assert not [q for q in captured if "COUNT(" in q["sql"].upper()]
+    calls = [name for name, _key in cache_calls]
     assert calls.count("get_many") == 1, calls
     assert "get" not in calls, calls

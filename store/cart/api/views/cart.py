@@ -41,9 +41,9 @@ class CartRoutesView(CartSessionView):
     openapi_tag = TAG
 
     def cart_answer(
-        self, request, cart, *, notices=None, status: int = 200, lines=None, fresh=False
+        self, request, cart, *, notices=None, status: int = 200, lines=None, no_coupons=False
     ) -> Response:
-        state = cart_state(cart, lines=lines, fresh=fresh)
+        state = cart_state(cart, lines=lines, no_coupons=no_coupons)
         return self.answer(
             request, cart, {"cart": shapes.cart_data(state, notices=notices)}, status=status
         )
@@ -103,9 +103,9 @@ class CartItemsView(CartRoutesView):
             quantity=body.get("quantity"),
             options=body.get("options") or {},
         )
-        # the lines the add has just read, and whether the cart is new: no second reading
+        # the lines the add has just read, and whether it holds coupons: no second reading
         return self.cart_answer(
-            request, cart, lines=cart.added_lines, fresh=getattr(cart, "fresh", False)
+            request, cart, lines=cart.added_lines, no_coupons=getattr(cart, "no_coupons", False)
         )
 
 
