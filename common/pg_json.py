@@ -40,16 +40,13 @@ class JsonAgg(OrderableAggMixin, Aggregate):
 
 
 class IsoUtc(Func):
+    # One to_char with the microseconds, whose all-zero form is then dropped: about a third
+    # of the cost of testing for a whole second first (two to_char calls and a date_trunc).
     output_field = TextField()
     template = (
-        "(to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || "
-        "CASE WHEN date_trunc('second', %(expressions)s) = %(expressions)s THEN '' "
-        "ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || 'Z')"
+        "replace(to_char(%(expressions)s AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z')"
     )
-
-    def as_sql(self, compiler, connection, **extra_context):
-        sql, params = super().as_sql(compiler, connection, **extra_context)
-        return sql, (*params, *params, *params, *params)  # the template names it four times
 
 
 def entry_text(value: JsonBuildObject) -> Cast:
