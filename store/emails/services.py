@@ -4,7 +4,9 @@ Every e-mail the store sends goes through `email_send`: the type's template (cus
 default) is rendered now, in the caller's transaction, a SentEmail row is written (queued) and
 the `store_emails.send` task is enqueued through the outbox (common.outbox), so it is published
 after the commit, a rolled-back change sends nothing, and a broker outage delays the message
-instead of failing the request. The task marks the row sent or failed.
+instead of failing the request. The task marks the row sent or failed. A status move's e-mail
+is one step later: the move enqueues `store_emails.order_status`, whose task calls
+`email_send` after the commit (order_status_email_send, once per status change).
 
 A customised template that fails with real data (a saved template is checked against the
 sample data, which real data may still surprise) does not lose the message: it is rendered

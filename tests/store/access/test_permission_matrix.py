@@ -3,9 +3,10 @@
 Every route under /rest/ec/v1/, /rest/theme/v1/ and /rest/core/v1/ (those added later
 included, the ERP's too, with the ERP on, and every theme module, all on: nothing here lists
 them) is called with every method its view answers, as anonymous, as a customer (logged in,
-no capability), as each built-in role and as a holder of manage_options. What the view
-declares in `access` (store.common.permissions.required_access) decides the expected class of
-answer:
+no capability), as each built-in role (every seeded, read-only role in the database: the
+store's two and the ERP's, read at run time, so a role seeded later joins by itself) and as a
+holder of manage_options. What the view declares in `access`
+(store.common.permissions.required_access) decides the expected class of answer:
 
 - public: never 401/403;
 - logged in: 401 for anonymous, never 401/403 for the others;
@@ -25,16 +26,15 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from store.access.models import RoleProfile
 from store.common.capabilities import (
-    ADMINISTRATOR_ROLE,
+    APP_LABEL,
     MANAGE_OPTIONS,
     SHOP_MANAGER_CAPABILITIES,
-    SHOP_MANAGER_ROLE,
 )
 from store.common.permissions import LOGGED_IN, PUBLIC, required_access
 from store.settings import services as settings_services
@@ -50,15 +50,8 @@ CORE_PREFIX = "rest/core/v1/"
 PREFIXES = (PREFIX, THEME_PREFIX, CORE_PREFIX)
 METHODS = ("get", "post", "put", "patch", "delete")
 SAMPLE = {"id": "999999", "int": "999999", "slug": "no-such-thing", "str": "no-such-thing"}
-CALLERS = ("anonymous", "customer", "shop_manager", "store_administrator", "manage_options")
-# What each caller holds (None: not logged in).
-HOLDS = {
-    "anonymous": None,
-    "customer": frozenset(),
-    "shop_manager": frozenset(SHOP_MANAGER_CAPABILITIES),
-    "store_administrator": frozenset({MANAGE_OPTIONS}),
-    "manage_options": frozenset({MANAGE_OPTIONS}),
-}
+# A caller of each built-in role is named `role:<slug>` (see holds()).
+ROLE = "role:"
 
 # Routes that declare themselves public and apply a rule of their own, which the matrix then
 # checks instead (each with its reason; a route not named here follows its `access`):
@@ -153,9 +146,51 @@ def test_the_matrix_covers_the_theme_and_core_namespaces():
         assert CORE_PREFIX + route in routes, route
 
 
-def expected(required: str, caller: str, *, anonymous: str = "401") -> str:
-    """What `caller` gets: allowed, 401 or 403."""
-    held = HOLDS[caller]
+def built_in_roles() -> dict[str, frozenset[str]]:
+    """Every built-in (seeded, read-only) role in the database, by slug, with the store
+    capabilities it holds."""
+    profiles = RoleProfile.objects.filter(built_in=True).select_related("group")
+    return {
+        profile.slug: frozenset(
+            profile.group.permissions.filter(content_type__app_label=APP_LABEL).values_list(
+                "codename", flat=True
+            )
+        )
+        for profile in profiles
+    }
+
+
+def holds() -> dict[str, frozenset[str] | None]:
+    """Each caller and what it holds (None: not logged in): anonymous, a customer, one caller
+    per built-in role, a holder of manage_options."""
+    roles = {f"{ROLE}{slug}": held for slug, held in sorted(built_in_roles().items())}
+    return {
+        "anonymous": None,
+        "customer": frozenset(),
+        **roles,
+        "manage_options": frozenset({MANAGE_OPTIONS}),
+    }
+
+
+def test_the_matrix_calls_as_every_built_in_role():
+    """The store's seeded roles and the ERP's (on here), each with what it was seeded with."""
+    from erp.core.capabilities import BUILT_IN_ROLES
+
+    roles = built_in_roles()
+    assert set(roles) == {"shop_manager", "store_administrator"} | {
+        role.slug for role in BUILT_IN_ROLES
+    }
+    assert roles["shop_manager"] == frozenset(SHOP_MANAGER_CAPABILITIES)
+    assert roles["store_administrator"] == frozenset({MANAGE_OPTIONS})
+    for role in BUILT_IN_ROLES:
+        assert roles[role.slug] == frozenset(role.capabilities), role.slug
+    callers = holds()
+    assert {f"{ROLE}{slug}" for slug in roles} <= set(callers)
+    assert len(callers) == len(roles) + 3
+
+
+def expected(required: str, held: frozenset[str] | None, *, anonymous: str = "401") -> str:
+    """What a caller holding `held` (None: anonymous) gets: allowed, 401 or 403."""
     if required == PUBLIC:
         return "allowed"
     if held is None:
@@ -175,15 +210,17 @@ def row_counts() -> tuple:
         return tuple(zip(tables, cursor.fetchone(), strict=True))
 
 
+def _email(name: str) -> str:
+    return f"{name.replace(':', '-')}@example.com"
+
+
 def _caller(name: str) -> Client:
     client = Client()
     if name == "anonymous":
         return client
-    user = UserFactory(email=f"{name}@example.com")
-    if name == "shop_manager":
-        user.groups.add(Group.objects.get(name=SHOP_MANAGER_ROLE))
-    elif name == "store_administrator":
-        user.groups.add(Group.objects.get(name=ADMINISTRATOR_ROLE))
+    user = UserFactory(email=_email(name))
+    if name.startswith(ROLE):
+        user.groups.add(RoleProfile.objects.get(slug=name[len(ROLE) :]).group)
     elif name == "manage_options":
         grant(user, MANAGE_OPTIONS)
     client.force_login(user)
@@ -209,9 +246,10 @@ def test_the_permission_matrix(route, method, view):
         required, anonymous = OWN_CAPABILITY[route], "403"
     own_refusal = OWN_REFUSAL.get((route, method))
     url = _url(route)
-    clients = {name: _caller(name) for name in CALLERS}
-    for name in CALLERS:
-        outcome = expected(required, name, anonymous=anonymous)
+    callers = holds()
+    clients = {name: _caller(name) for name in callers}
+    for name, held in callers.items():
+        outcome = expected(required, held, anonymous=anonymous)
         before = row_counts() if outcome != "allowed" else None
         call = getattr(clients[name], method)
         if method in ("post", "put", "patch"):
@@ -240,13 +278,14 @@ def test_the_ai_tool_endpoint_matrix():
     url = "/" + next(iter(APP_PASSWORD_ONLY))
     ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     accept = {"HTTP_ACCEPT": "application/json, text/event-stream"}
-    sessions = {name: _caller(name) for name in CALLERS}
-    for name in CALLERS:
+    callers = holds()
+    sessions = {name: _caller(name) for name in callers}
+    for name, held in callers.items():
         client = Client(**accept)
         if name != "anonymous":
-            user = User.objects.get(email=f"{name}@example.com")
+            user = User.objects.get(email=_email(name))
             client.defaults["HTTP_AUTHORIZATION"] = basic_auth(user)
-        outcome = expected(MANAGE_OPTIONS, name)
+        outcome = expected(MANAGE_OPTIONS, held)
         before = row_counts() if outcome != "allowed" else None
         response = client.post(url, ping, content_type="application/json")
         where = f"POST {url} as {name} over HTTP Basic"
