@@ -98,26 +98,29 @@ def cart_item_add(
 ) -> Cart:
     """Add `quantity` of a product (variant, options) to the request's cart, made if needed.
 
-    The hot path of the shop, in at most four queries for a guest: the cart is locked and
-    touched in one UPDATE (or made), the line is upserted in one statement (quantities add
-    up), and the cart's lines are read once with their products and variants: that read both
-    checks the item just written (active, purchasable, within stock and limits) and feeds the
-    pricing (the view passes `cart.added_lines` and `cart.no_coupons` to `cart_state`); the
-    fourth is the pricing's coupon read, made only when the cart's UPDATE found coupons (none
-    for a cart just made). A refusal raises, and the transaction takes every write back.
+    The hot path of the shop, in at most three queries for a guest: the cart is locked and
+    touched by one UPDATE, which on PostgreSQL also upserts the line (quantities add up; on
+    another database, or for a cart made here, the upsert is a statement of its own), and the
+    cart's lines are read once with their products and variants: that read both checks the
+    item just written (active, purchasable, within stock and limits) and feeds the pricing
+    (the view passes `cart.added_lines` and `cart.no_coupons` to `cart_state`). The pricing
+    reads the cart's coupons only when the UPDATE found some. A refusal raises, and the
+    transaction takes every write back.
     """
     options = options or {}
     quantity = clamp_quantity(quantity)
-    cart = cart_lock_touch(token=token, user=user)
     key = item_key(product_id, variant_id, options)
-    total = upsert_line(
-        cart=cart,
-        key=key,
-        product_id=product_id,
-        variant_id=variant_id,
-        options=options,
-        quantity=quantity,
-    )
+    line = {
+        "key": key,
+        "product_id": product_id,
+        "variant_id": variant_id,
+        "options": options,
+        "quantity": quantity,
+    }
+    cart = cart_lock_touch(token=token, user=user, line=line)  # and the upsert, where it can
+    total = getattr(cart, "line_quantity", None)
+    if total is None:
+        total = upsert_line(cart=cart, **line)
     lines = cart_lines(cart)
     item = next((line for line in lines if line.key == key), None)
     _check_line(item, product_id, variant_id)

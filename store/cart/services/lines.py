@@ -31,6 +31,58 @@ def cart_lines(cart: Cart) -> list[CartItem]:
     return _LINES.instances(cart.pk)
 
 
+def upsert_statement(
+    *,
+    cart: Cart | None,
+    key: str,
+    product_id: int,
+    variant_id: int | None,
+    options: dict,
+    quantity: int,
+    cart_from: str | None = None,
+) -> tuple[str, list]:
+    """The upsert of line `key` (INSERT ... ON CONFLICT DO UPDATE ... RETURNING the line's
+    quantity), as SQL and parameters: for `cart`, or for the cart row a preceding common table
+    expression named `cart_from` answers (its `id`; nothing is inserted when it has no row)."""
+    meta = CartItem._meta
+    now = timezone.now()
+    values = {
+        "key": key,
+        "product": product_id,
+        "variant": variant_id,
+        "options": options,
+        "quantity": quantity,
+        "created_at": now,
+        "updated_at": now,
+    }
+    if cart_from is None:
+        values = {"cart": cart.pk, **values}
+    fields = [meta.get_field(name) for name in values]
+    params = [
+        field.get_db_prep_save(value, connection)
+        for field, value in zip(fields, values.values(), strict=True)
+    ]
+    qn = connection.ops.quote_name
+    table = qn(meta.db_table)
+    marks = ", ".join(["%s"] * len(fields))
+    if cart_from is None:
+        columns, source = fields, f"VALUES ({marks})"
+    else:
+        columns = [meta.get_field("cart"), *fields]
+        source = f"SELECT {qn(cart_from)}.{qn('id')}, {marks} FROM {qn(cart_from)}"  # noqa: S608
+    names = ", ".join(qn(field.column) for field in columns)
+    quantity_column, updated_column = qn("quantity"), qn("updated_at")
+    # Names are quoted from the model's meta; every value is a parameter.
+    sql = (
+        f"INSERT INTO {table} ({names}) {source} "
+        f"ON CONFLICT ({qn('cart_id')}, {qn('key')}) DO UPDATE SET "
+        f"{quantity_column} = {table}.{quantity_column} + EXCLUDED.{quantity_column}, "
+        f"{updated_column} = EXCLUDED.{updated_column} "
+        f"RETURNING {quantity_column}"
+    )
+    return sql, params
+
+
 def upsert_line(
     *,
     cart: Cart,
@@ -43,35 +95,13 @@ def upsert_line(
     """Insert the line `key` of the (locked) cart, or add `quantity` to it; answer the line's
     quantity now. One statement (INSERT ... ON CONFLICT DO UPDATE ... RETURNING), on
     PostgreSQL and SQLite alike. The caller checks the result and raises to take it back."""
-    meta = CartItem._meta
-    now = timezone.now()
-    values = {
-        "cart": cart.pk,
-        "key": key,
-        "product": product_id,
-        "variant": variant_id,
-        "options": options,
-        "quantity": quantity,
-        "created_at": now,
-        "updated_at": now,
-    }
-    fields = [meta.get_field(name) for name in values]
-    params = [
-        field.get_db_prep_save(value, connection)
-        for field, value in zip(fields, values.values(), strict=True)
-    ]
-    qn = connection.ops.quote_name
-    table = qn(meta.db_table)
-    columns = ", ".join(qn(field.column) for field in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    quantity_column, updated_column = qn("quantity"), qn("updated_at")
-    # Names are quoted from the model's meta; every value is a parameter.
-    sql = (
-        f"INSERT INTO {table} ({columns}) VALUES ({marks}) "  # noqa: S608
-        f"ON CONFLICT ({qn('cart_id')}, {qn('key')}) DO UPDATE SET "
-        f"{quantity_column} = {table}.{quantity_column} + EXCLUDED.{quantity_column}, "
-        f"{updated_column} = EXCLUDED.{updated_column} "
-        f"RETURNING {quantity_column}"
+    sql, params = upsert_statement(
+        cart=cart,
+        key=key,
+        product_id=product_id,
+        variant_id=variant_id,
+        options=options,
+        quantity=quantity,
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

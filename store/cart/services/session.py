@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from common.compiled import model_from_row
 from store.cart.models import Cart, CartCoupon, CartItem
+from store.cart.services.lines import upsert_statement
 from store.cart.services.stock import stock_limit
 from store.cart.signals import cart_merging
 from store.common.accounts import logged_in
@@ -62,12 +63,17 @@ def cart_for_update(*, token: str | None, user=None, create: bool = True) -> Car
     return Cart.objects.select_for_update().get(pk=cart.pk)
 
 
-def cart_lock_touch(*, token: str | None, user=None) -> Cart:
+def cart_lock_touch(*, token: str | None, user=None, line: dict | None = None) -> Cart:
     """The request's cart locked for a write and touched (`updated_at`), made if needed.
 
     Without a guest cart to merge, the lock and the touch are one UPDATE ... RETURNING (the
     row lock lasts to the end of the caller's transaction); a new cart is simply inserted.
     With a guest token and a login, the merge path of `cart_for_update` is taken.
+
+    `line` (the arguments of lines.upsert_line but the cart): on PostgreSQL, the line is
+    upserted by the same statement as the lock, and its quantity now is `cart.line_quantity`;
+    where that attribute is absent (another database, or the cart was made or merged here),
+    the caller upserts the line itself.
     """
     customer = logged_in(user)
     if customer is not None and token:
@@ -77,7 +83,7 @@ def cart_lock_touch(*, token: str | None, user=None) -> Cart:
     if customer is None and not token:
         return _without_coupons(_create(user=None))
     where = {"user_id": customer.pk} if customer is not None else {"token": token}
-    cart = _update_returning(where)
+    cart = _update_returning(where, line=line)
     if cart is None:
         cart = _create(user=customer)
         if customer is not None:  # a racing request may have made it: lock what exists
@@ -94,10 +100,12 @@ def _without_coupons(cart: Cart) -> Cart:
     return cart
 
 
-def _update_returning(where: dict) -> Cart | None:
+def _update_returning(where: dict, *, line: dict | None = None) -> Cart | None:
     """Lock and touch the cart matching `where` in one UPDATE ... RETURNING; the same
     statement answers whether it holds coupons (under the row lock, which every coupon change
-    takes too), so a cart without any is priced without reading them (`cart.no_coupons`)."""
+    takes too), so a cart without any is priced without reading them (`cart.no_coupons`).
+    With `line`, on PostgreSQL, the statement also upserts that line (a data-modifying common
+    table expression, run on the locked row only) and answers its quantity."""
     meta = Cart._meta
     qn = connection.ops.quote_name
     field = meta.get_field("updated_at")
@@ -120,12 +128,25 @@ def _update_returning(where: dict) -> Cart | None:
         f"UPDATE {table} SET {qn(field.column)} = %s "  # noqa: S608
         f"WHERE {' AND '.join(conditions)} RETURNING {columns}, {has_coupons}"
     )
+    together = line is not None and connection.vendor == "postgresql"
+    if together:
+        upsert, upsert_params = upsert_statement(cart=None, cart_from="locked", **line)
+        sql = (
+            f"WITH {qn('locked')} AS ({sql}), {qn('line')} AS ({upsert}) "  # noqa: S608
+            f"SELECT {qn('locked')}.*, (SELECT {qn('quantity')} FROM {qn('line')}) "
+            f"FROM {qn('locked')}"
+        )
+        params += upsert_params
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         return None
+    if together:
+        *row, quantity = row
     cart = model_from_row(Cart, row[:-1], connection.alias)
+    if together:
+        cart.line_quantity = quantity
     return cart if row[-1] else _without_coupons(cart)
 
 
