@@ -589,9 +589,24 @@ def server_env(name: str, db_url: str, redis_url: str) -> dict[str, str]:
         # E-mails are made (rendered, recorded) as in production but kept in memory: a bench
         # sends nothing and does not spend the cores printing them.
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        # The bench's own broker queues (bench.settings): tasks one bench leaves behind are
+        # never taken by the next bench's worker, whose database is another.
+        "BENCH_QUEUE_PREFIX": queue_prefix(name),
         "PYTHONPATH": str(ROOT),
     }
     return env
+
+
+def queue_prefix(name: str) -> str:
+    """The prefix of the bench's broker keys in Redis (kombu's `global_keyprefix`)."""
+    return f"benchq_{name}:"
+
+
+def queue_keys(name: str) -> list[str]:
+    """The Redis lists that hold the bench's queued tasks."""
+    from config.settings import CELERY_QUEUE_NAMES
+
+    return [f"{queue_prefix(name)}{queue}" for queue in CELERY_QUEUE_NAMES]
 
 
 def flush_redis(redis_url: str, prefix: str) -> int:
@@ -799,23 +814,31 @@ def run_wrk(
 @contextlib.contextmanager
 def celery_worker(name: str, extra_env: dict[str, str] | None = None, *, drain: float = 30.0):
     """A Celery worker (one process) on the bench's database and Redis for the run, as in
-    production. On leaving, it is given up to `drain` seconds to empty the broker's queue, so
-    that no task of this bench is left for the next bench's worker (another database)."""
+    production, on the bench's own queues (queue_prefix). Tasks an earlier run left in them
+    (for a database since recreated, perhaps) are dropped before it starts; on leaving, it is
+    given up to `drain` seconds to empty them."""
+    import redis
+
     redis_url = os.environ.get("BENCH_REDIS_URL") or DEFAULT_REDIS
     env = {**os.environ, **server_env(name, database_url(name), redis_url), **(extra_env or {})}
+    keys = queue_keys(name)
+    dropped = sum(redis.Redis.from_url(redis_url).delete(key) for key in keys)
+    if dropped:
+        print(f"[bench] {dropped} queue(s) of an earlier {name} run emptied")
     celery = os.path.join(os.path.dirname(sys.executable), "celery")
     worker = subprocess.Popen(  # noqa: S603 - our own worker
         [celery, "-A", "config", "worker", "-c", "1", "-l", "WARNING", "--without-gossip"],
         env=env,
         cwd=ROOT,
     )
-    _WORKERS.append((redis_url, worker))
+    entry = (redis_url, keys, worker)
+    _WORKERS.append(entry)
     try:
         yield worker
     finally:
-        _WORKERS.remove((redis_url, worker))
+        _WORKERS.remove(entry)
         with contextlib.suppress(Exception):
-            _wait_for_empty_queue(redis_url, drain, worker)
+            _wait_for_empty_queue(redis_url, keys, drain, worker)
         worker.terminate()
         try:
             worker.wait(timeout=20)
@@ -827,30 +850,29 @@ def celery_worker(name: str, extra_env: dict[str, str] | None = None, *, drain: 
 # The bench's Celery workers (celery_worker), so that each measurement starts with their queue
 # empty: tasks a case left behind (a status change's stock release and e-mail) are charged to
 # that case's own measurement, not to the one measured next, floor or case.
-_WORKERS: list[tuple[str, subprocess.Popen]] = []
+_WORKERS: list[tuple[str, list[str], subprocess.Popen]] = []
 SETTLE_SECONDS = 60.0
 
 
 def settle() -> None:
     """Wait (bounded) until the bench's workers have emptied their queue."""
-    for redis_url, worker in list(_WORKERS):
+    for redis_url, keys, worker in list(_WORKERS):
         with contextlib.suppress(Exception):
-            _wait_for_empty_queue(redis_url, SETTLE_SECONDS, worker)
+            _wait_for_empty_queue(redis_url, keys, SETTLE_SECONDS, worker)
             time.sleep(0.3)  # the task taken last finishes
 
 
-def _wait_for_empty_queue(redis_url: str, seconds: float, worker: subprocess.Popen) -> None:
+def _wait_for_empty_queue(
+    redis_url: str, keys: list[str], seconds: float, worker: subprocess.Popen
+) -> None:
     import redis
 
     client = redis.Redis.from_url(redis_url)
     deadline = time.monotonic() + seconds
-    from django.conf import settings
-
-    queues = getattr(settings, "CELERY_QUEUE_NAMES", ("celery",))
     while (
         worker.poll() is None
         and time.monotonic() < deadline
-        and sum(client.llen(queue) for queue in queues)
+        and sum(client.llen(key) for key in keys)
     ):
         time.sleep(0.2)
 

@@ -8,7 +8,12 @@ once stay valid across runs) and BENCH_NAME (the cache's key prefix, flushed bef
 import os
 
 from config.settings import *  # noqa: F403
-from config.settings import CACHES, INSTALLED_APPS, REST_FRAMEWORK
+from config.settings import (
+    CACHES,
+    CELERY_BROKER_TRANSPORT_OPTIONS,
+    INSTALLED_APPS,
+    REST_FRAMEWORK,
+)
 
 INSTALLED_APPS = [*INSTALLED_APPS, "bench"]
 ROOT_URLCONF = "bench.urls"
@@ -21,3 +26,8 @@ REST_FRAMEWORK = {
     ),
 }
 CACHES["default"]["KEY_PREFIX"] = f"bench_{os.environ.get('BENCH_NAME', 'bench')}"
+# Each bench's tasks on queues of its own (harness.queue_prefix; kombu's global_keyprefix).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    **CELERY_BROKER_TRANSPORT_OPTIONS,
+    "global_keyprefix": os.environ.get("BENCH_QUEUE_PREFIX", "benchq_bench:"),
+}

@@ -335,3 +335,16 @@ def test_extra_env_reaches_the_server_and_seed_of_that_bench_only(monkeypatch, t
     with pytest.raises(RuntimeError, match="stop here"):
         harness.run_bench("x", seed=None, cases=[], argv=[])
     assert "PAYMENT_SANDBOX_ALLOWED" not in seen["env"]
+
+
+def test_each_bench_has_broker_queues_of_its_own():
+    """A bench's worker and server share their queues; another bench's are elsewhere, so
+    tasks one bench leaves are never run against the next bench's database."""
+    orders = harness.server_env("orders", "postgres://x/y", "redis://127.0.0.1:6379/12")
+    cart = harness.server_env("cart", "postgres://x/z", "redis://127.0.0.1:6379/12")
+    assert orders["BENCH_QUEUE_PREFIX"] == harness.queue_prefix("orders")
+    assert orders["BENCH_QUEUE_PREFIX"] != cart["BENCH_QUEUE_PREFIX"]
+    assert not set(harness.queue_keys("orders")) & set(harness.queue_keys("cart"))
+    assert all(key.startswith(orders["BENCH_QUEUE_PREFIX"]) for key in harness.queue_keys("orders"))
+    # flush_redis empties the cache's keys (bench_<name>:*), never the broker's
+    assert not harness.queue_prefix("orders").startswith("bench_orders:")
