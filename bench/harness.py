@@ -603,10 +603,10 @@ def queue_prefix(name: str) -> str:
 
 
 def queue_keys(name: str) -> list[str]:
-    """The Redis lists that hold the bench's queued tasks."""
-    from config.settings import CELERY_QUEUE_NAMES
+    """The Redis lists that hold the bench's queued tasks (Django set up)."""
+    from django.conf import settings
 
-    return [f"{queue_prefix(name)}{queue}" for queue in CELERY_QUEUE_NAMES]
+    return [f"{queue_prefix(name)}{queue}" for queue in settings.CELERY_QUEUE_NAMES]
 
 
 def flush_redis(redis_url: str, prefix: str) -> int:
@@ -820,7 +820,9 @@ def celery_worker(name: str, extra_env: dict[str, str] | None = None, *, drain: 
     import redis
 
     redis_url = os.environ.get("BENCH_REDIS_URL") or DEFAULT_REDIS
-    env = {**os.environ, **server_env(name, database_url(name), redis_url), **(extra_env or {})}
+    bench_env = {**server_env(name, database_url(name), redis_url), **(extra_env or {})}
+    django_setup(bench_env)  # as the seed will: the queue names are the settings'
+    env = {**os.environ, **bench_env}
     keys = queue_keys(name)
     dropped = sum(redis.Redis.from_url(redis_url).delete(key) for key in keys)
     if dropped:
