@@ -489,15 +489,16 @@ def account_details_check(*, user, fields: dict) -> str | None:
 
 @transaction.atomic
 def account_details_update(*, user, fields: dict) -> Customer:
-    """The account's names (the customer's first and last name, and the account's name) and
-    e-mail address. A new e-mail address is the account's and its customer's at once, counts
-    as unverified, and is sent a verification link (accounts' verification e-mail): until it
-    is followed the portal's log-in refuses the account and the checkout treats it as a
-    guest. The caller confirms the current password first (password_confirm)."""
+    """The account's names (the customer's first and last name, and the account's name), its
+    customer's company and phone, and its e-mail address. A new e-mail address is the
+    account's and its customer's at once, counts as unverified, and is sent a verification
+    link (accounts' verification e-mail): until it is followed the portal's log-in refuses
+    the account and the checkout treats it as a guest. The caller confirms the current
+    password first (password_confirm)."""
     new_email = account_details_check(user=user, fields=fields)
     customer = _account_customer(user)
     customer = Customer.objects.select_for_update().get(pk=customer.pk)
-    for name in ("first_name", "last_name"):
+    for name in ("first_name", "last_name", "company", "phone"):
         if name in fields:
             setattr(customer, name, (fields[name] or "").strip())
     account = get_user_model().objects.select_for_update().get(pk=user.pk)

@@ -165,6 +165,8 @@ class AddressListQuerySerializer(serializers.Serializer):
 class AccountDetailsWriteSerializer(serializers.Serializer):
     first_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
     last_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    company = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    phone = serializers.CharField(max_length=40, required=False, allow_blank=True)
     email = serializers.EmailField(
         max_length=254,
         required=False,

@@ -450,7 +450,8 @@ class AccountDetailsView(StoreAPIView):
             "with it (`customer_email_unverified`).",
             429: "Too many wrong passwords (`login_locked`); see Retry-After.",
         },
-        description="Only the fields sent change. A new e-mail address needs "
+        description="Only the fields sent change (names, company, phone, e-mail address). "
+        "A new e-mail address needs "
         "`current_password` (400 `incorrect_password`; wrong guesses count toward the log-in "
         "lock-out), must not be another account's (400 `email_taken`) nor a guest "
         "customer's (400 `customer_email_taken`); it becomes unverified and a verification "

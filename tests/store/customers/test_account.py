@@ -217,6 +217,23 @@ def test_my_names(customer_client, customer, me):
     error(customer_client.patch(f"{ACCOUNT}/details", too_long, format="json"), 400)
 
 
+def test_my_company_and_phone(customer_client, me):
+    url = f"{ACCOUNT}/details"
+    body = customer_client.patch(
+        url, {"company": " Shopper Ltd ", "phone": "+30 210 000 0000"}, format="json"
+    ).json()
+    assert (body["company"], body["phone"]) == ("Shopper Ltd", "+30 210 000 0000")
+    me.refresh_from_db()
+    assert (me.company, me.phone, me.first_name) == ("Shopper Ltd", "+30 210 000 0000", "Sam")
+    assert customer_client.get(url).json() == body
+    for refused in ({"phone": "1" * 41}, {"company": "c" * 201}, {"phone": "0\x00"}):
+        error(customer_client.patch(url, refused, format="json"), 400)
+    me.refresh_from_db()
+    assert (me.company, me.phone) == ("Shopper Ltd", "+30 210 000 0000")
+    cleared = customer_client.put(url, {"company": ""}, format="json").json()
+    assert (cleared["company"], cleared["phone"]) == ("", "+30 210 000 0000")
+
+
 def test_an_email_change_needs_the_password_and_is_verified_again(
     customer_client, customer, me, django_capture_on_commit_callbacks
 ):
