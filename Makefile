@@ -11,6 +11,9 @@ PORT ?= 8000
 
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
+# Compiled modules are kept (__pycache__): without them every process, and every xdist worker,
+# compiles Django and the project again (about 8 s of a test run).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install run test worker serve lint format check-migrations clean
 
@@ -34,9 +37,11 @@ run: install
 	$(DEV) $(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
 	$(DEV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## test: the whole suite
+## test: the whole suite on every core (pytest-xdist), in random order (the seed is printed;
+## PYTEST_ARGS=--randomly-seed=N repeats an order), listing the 15 slowest tests;
+## PYTEST_ARGS=tests/store/cart runs one app (docs/testing.md)
 test: install
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n auto --dist worksteal --durations=15 $(PYTEST_ARGS)
 
 ## worker: Celery worker with embedded beat (needs REDIS_URL); QUEUES=webhooks,... limits its queues
 worker: install

@@ -50,11 +50,11 @@ return 0
 class BeatLock:
     """The lease one beat holds; `hold()` takes or renews it and answers whether it is ours."""
 
-    def __init__(self, url: str, *, seconds: int, key: str = LOCK_KEY) -> None:
+    def __init__(self, url: str, *, seconds: float, key: str = LOCK_KEY) -> None:
         import redis
 
         self.key = key
-        self.lease_ms = seconds * 1000
+        self.lease_ms = max(1, round(seconds * 1000))
         self.token = uuid.uuid4().hex
         self.client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
         self._hold = self.client.register_script(HOLD_LUA)

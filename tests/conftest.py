@@ -1,15 +1,64 @@
+import itertools
+import os
+
 import pytest
 from django.core.cache import cache
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from common import breaker
-from config.celery import app as celery_app
+from tests.fixtures.tasks import eager_tasks
+
+_media_numbers = itertools.count()
+
+pytest_plugins = ["tests.fixtures.db", "tests.fixtures.markers", "tests.fixtures.store"]
+
+# Property tests: each names its number of examples in its own @settings. Their fixtures build
+# rows per test (function-scoped, rolled back), and a case that writes orders is slow by the
+# clock, not by design: neither is a health problem. "ci" draws the same examples on every run
+# (derandomized, nothing kept between runs), so a red CI is never a roll of the dice; the
+# default explores anew on every run and remembers what failed in .hypothesis/.
+hypothesis_settings.register_profile(
+    "dev",
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+hypothesis_settings.register_profile(
+    "ci", hypothesis_settings.get_profile("dev"), derandomize=True, database=None
+)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Captured output in UTF-8 only: a test that logs a lone surrogate on purpose (hostile
+    input) would otherwise break the report's way back from an xdist worker."""
+    report = yield
+    report.sections = [
+        (title, text.encode("utf-8", "backslashreplace").decode("utf-8"))
+        for title, text in report.sections
+    ]
+    return report
+
+
+@pytest.fixture(scope="session")
+def _media_base(tmp_path_factory):
+    return tmp_path_factory.mktemp("media")
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _media_root(settings, _media_base):
+    """Uploaded files go to a directory of the test's own (made when something is saved),
+    never into the repository nor beside another test's files."""
+    settings.MEDIA_ROOT = _media_base / f"{next(_media_numbers)}"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def media_dir(_media_root):
+    return _media_root
 
 
 @pytest.fixture(autouse=True)
@@ -21,10 +70,8 @@ def _eager_tasks(request):
     if request.node.get_closest_marker("redis"):
         yield
         return
-    previous = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = previous
+    with eager_tasks():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -12,25 +12,18 @@ from tests.accounts.factories import ResellerFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff_client(client):
-    admin = UserFactory(is_staff=True, is_superuser=True)
-    client.force_login(admin)
-    return client
-
-
 @pytest.mark.parametrize(
     "model", ["accounts_user", "accounts_apikey", "accounts_apppassword", "licensing_product"]
 )
-def test_changelists_and_add_pages_render(staff_client, model):
+def test_changelists_and_add_pages_render(admin_client, model):
     ResellerFactory()
-    assert staff_client.get(reverse(f"admin:{model}_changelist") + "?q=example").status_code == 200
-    assert staff_client.get(reverse(f"admin:{model}_add")).status_code == 200
+    assert admin_client.get(reverse(f"admin:{model}_changelist") + "?q=example").status_code == 200
+    assert admin_client.get(reverse(f"admin:{model}_add")).status_code == 200
 
 
-def test_adding_an_api_key_in_the_admin_shows_it_once(staff_client):
+def test_adding_an_api_key_in_the_admin_shows_it_once(admin_client):
     reseller = ResellerFactory()
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:accounts_apikey_add"),
         {"user": reseller.pk, "name": "From admin"},
         follow=True,
@@ -42,9 +35,9 @@ def test_adding_an_api_key_in_the_admin_shows_it_once(staff_client):
     assert services.api_key_authenticate(raw) == key
 
 
-def test_the_admin_cannot_give_a_developer_an_api_key(staff_client):
+def test_the_admin_cannot_give_a_developer_an_api_key(admin_client):
     developer = UserFactory()
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:accounts_apikey_add"), {"user": developer.pk, "name": "Nope"}
     )
     assert response.status_code == 200  # the form again, with the error
@@ -52,29 +45,29 @@ def test_the_admin_cannot_give_a_developer_an_api_key(staff_client):
     assert not ApiKey.objects.exists()
 
 
-def test_adding_an_app_password_in_the_admin(staff_client):
+def test_adding_an_app_password_in_the_admin(admin_client):
     user = UserFactory()
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:accounts_apppassword_add"), {"user": user.pk, "name": "Sync"}, follow=True
     )
     assert response.status_code == 200
     assert AppPassword.objects.filter(user=user, name="Sync").count() == 1
 
 
-def test_end_sessions_action_revokes_refresh_tokens(staff_client):
+def test_end_sessions_action_revokes_refresh_tokens(admin_client):
     user = UserFactory()
     services.issue_tokens(user)
     services.issue_tokens(user)
-    staff_client.post(
+    admin_client.post(
         reverse("admin:accounts_user_changelist"),
         {"action": "end_sessions", "_selected_action": [user.pk]},
     )
     assert BlacklistedToken.objects.filter(token__user=user).count() == 2
 
 
-def test_mark_verified_action(staff_client):
+def test_mark_verified_action(admin_client):
     user = UserFactory(email_verified=False)
-    staff_client.post(
+    admin_client.post(
         reverse("admin:accounts_user_changelist"),
         {"action": "mark_verified", "_selected_action": [user.pk]},
     )
@@ -82,8 +75,8 @@ def test_mark_verified_action(staff_client):
     assert user.email_verified is True
 
 
-def test_creating_a_user_in_the_admin(staff_client):
-    response = staff_client.post(
+def test_creating_a_user_in_the_admin(admin_client):
+    response = admin_client.post(
         reverse("admin:accounts_user_add"),
         {
             "email": "Staff.Made@Example.com",

@@ -144,6 +144,7 @@ def debug_on(settings):
 
 
 @pytest.mark.usefixtures("debug_on")
+@pytest.mark.sqlite_only  # the demo of `make run`: one pass
 def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(api_client, client_for):
     """`make run` seeds on every start: a second run must not log anybody out."""
     call_command("seed_demo", stdout=StringIO())
@@ -180,6 +181,7 @@ def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(api_cl
 
 
 @pytest.mark.usefixtures("debug_on")
+@pytest.mark.sqlite_only  # the demo of `make run`: one pass
 def test_seed_demo_prints_logins_and_urls_and_no_licence_list():
     out = StringIO()
     call_command("seed_demo", "--base-url", "http://127.0.0.1:8000", stdout=out)

@@ -5,9 +5,9 @@ from accounts import services
 from accounts.models import ApiKey, LoginLimit
 from common.errors import Unauthorized
 from tests.accounts.factories import ResellerFactory, UserFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def test_two_refreshes_racing_with_one_token_succeed_once():

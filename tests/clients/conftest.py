@@ -1,1 +1,1 @@
-from tests.licensing.conftest import _media_root, events  # noqa: F401
+from tests.licensing.conftest import events  # noqa: F401

@@ -59,15 +59,17 @@ def test_a_weak_or_default_jwt_signing_key_fails(production, key, check_id):
 
 
 @pytest.mark.parametrize(
-    "key",
+    "make_key",
     [
-        secrets.token_urlsafe(32),
-        secrets.token_urlsafe(64),
-        secrets.token_hex(32),
-        "correct horse battery staple, then a walrus on the 9:14 ferry",
+        lambda: secrets.token_urlsafe(32),
+        lambda: secrets.token_urlsafe(64),
+        lambda: secrets.token_hex(32),
+        lambda: "correct horse battery staple, then a walrus on the 9:14 ferry",
     ],
+    ids=["urlsafe-32", "urlsafe-64", "hex-32", "passphrase"],
 )
-def test_a_strong_jwt_signing_key_passes(production, key):
+def test_a_strong_jwt_signing_key_passes(production, make_key):
+    key = make_key()
     production.SIMPLE_JWT = {**production.SIMPLE_JWT, "SIGNING_KEY": key}
     assert not {"common.E001", "common.E002"} & deploy_ids()
 

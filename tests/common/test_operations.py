@@ -181,7 +181,6 @@ def test_a_task_runs_under_the_request_id_its_message_carries():
 
 
 @pytest.mark.redis
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a broker (REDIS_URL)")
 def test_a_real_worker_logs_a_task_under_the_request_id_that_sent_it():
     from celery.contrib.testing.worker import start_worker
 

@@ -26,7 +26,6 @@ from common.models import DoneMarker, OutboxMessage, WorkerHeartbeat
 from common.tasks import purge_outbox, send_email
 from config.celery import app as celery_app
 from tests.accounts.factories import UserFactory
-from tests.concurrency import requires_postgres
 from tests.outbox import broker_down
 
 pytestmark = pytest.mark.django_db
@@ -274,11 +273,15 @@ def test_the_beat_drains_the_outbox_and_writes_a_heartbeat():
     assert "common.purge_outbox" in schedule
 
 
-def test_the_breakers_close_again():
-    circuit = breaker.breaker("a test service", 0.05)
+def test_the_breakers_close_again(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(breaker, "clock", lambda: now[0])
+    circuit = breaker.breaker("a test service", 5)
     circuit.failure(OSError("down"), during="a test")
     assert circuit.allow() is False
-    time.sleep(0.06)  # the cooldown passes
+    now[0] += 4.9
+    assert circuit.allow() is False  # still cooling down
+    now[0] += 0.2  # the cooldown passes
     assert circuit.allow() is True  # this caller probes
     assert circuit.allow() is False  # the others skip while it does
     circuit.success()
@@ -335,7 +338,7 @@ def test_staff_may_publish_waiting_rows_now(staff_client, ran):
     assert [name for name, _a, _k in ran] == [PING]
 
 
-@requires_postgres
+@pytest.mark.postgresql_only
 @pytest.mark.django_db(transaction=True)
 def test_a_row_being_joined_is_published_by_the_joining_commit_and_nobody_waits(ran):
     with broker_down():

@@ -11,7 +11,7 @@ from store.common.formats import iso
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL writes the JSON"),
+    pytest.mark.postgresql_only,  # PostgreSQL writes the JSON
 ]
 
 MOMENTS = [

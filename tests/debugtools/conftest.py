@@ -15,7 +15,7 @@ from debugtools.choices import Level, Source
 from debugtools.models import LogEntry
 from store.common.capabilities import MANAGE_OPTIONS, SHOP_MANAGER_ROLE
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import basic_auth, grant
+from tests.fixtures.store import basic_auth, grant
 
 BASE = "/rest/core/v1/debug"
 

@@ -13,47 +13,41 @@ from tests.debugtools.conftest import entry
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_entries_are_read_only_and_shown_escaped(staff):
+def test_entries_are_read_only_and_shown_escaped(admin_client):
     row = entry("<script>alert(1)</script>", context={"k": "<b>v</b>"})
-    listing = staff.get(reverse("admin:debugtools_logentry_changelist"))
+    listing = admin_client.get(reverse("admin:debugtools_logentry_changelist"))
     assert listing.status_code == 200
     assert b"<script>alert(1)</script>" not in listing.content
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in listing.content
-    change = staff.get(reverse("admin:debugtools_logentry_change", args=[row.pk]))
+    change = admin_client.get(reverse("admin:debugtools_logentry_change", args=[row.pk]))
     assert change.status_code == 200
     assert b"<script>alert(1)</script>" not in change.content
-    assert staff.get(reverse("admin:debugtools_logentry_add")).status_code == 403
-    staff.post(reverse("admin:debugtools_logentry_change", args=[row.pk]), {"message": "x"})
+    assert admin_client.get(reverse("admin:debugtools_logentry_add")).status_code == 403
+    admin_client.post(reverse("admin:debugtools_logentry_change", args=[row.pk]), {"message": "x"})
     assert LogEntry.objects.get().message == "<script>alert(1)</script>"
 
 
-def test_settings_are_changed_through_the_service(staff):
+def test_settings_are_changed_through_the_service(admin_client):
     add = reverse("admin:debugtools_debugsettings_add")
     form = {"level": Level.ERROR, "retention_days": 0, "js_log_enabled": "on"}
-    response = staff.post(add, form)
+    response = admin_client.post(add, form)
     assert response.status_code == 200  # the form again, with the service's refusal
     assert "retention_days" in response.context["adminform"].form.errors
     assert not DebugSettings.objects.exists()
     form["retention_days"] = 30
-    assert staff.post(add, form).status_code == 302
+    assert admin_client.post(add, form).status_code == 302
     stored = DebugSettings.objects.get()
     assert (stored.pk, stored.level, stored.retention_days) == (1, Level.ERROR, 30)
     assert handler.recording_level() == Level.ERROR  # applied at once, as through the API
-    assert staff.get(add).status_code == 403  # one row only
+    assert admin_client.get(add).status_code == 403  # one row only
     change = reverse("admin:debugtools_debugsettings_change", args=[1])
-    assert staff.get(change).status_code == 200
+    assert admin_client.get(change).status_code == 200
     form |= {"level": Level.INFO}
-    assert staff.post(change, form).status_code == 302
+    assert admin_client.post(change, form).status_code == 302
     assert DebugSettings.objects.get().level == Level.INFO
 
 
-def test_the_settings_are_never_deleted_not_even_by_a_forged_request(staff, rf, admin_user):
+def test_the_settings_are_never_deleted_not_even_by_a_forged_request(admin_client, rf, admin_user):
     from django.contrib import admin as django_admin
 
     from common.errors import ServiceError
@@ -62,7 +56,7 @@ def test_the_settings_are_never_deleted_not_even_by_a_forged_request(staff, rf, 
     services.settings_update(values={"level": Level.ERROR})
     row = DebugSettings.objects.get()
     delete = reverse("admin:debugtools_debugsettings_delete", args=[row.pk])
-    assert staff.post(delete, {"post": "yes"}).status_code == 403
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
     model_admin = django_admin.site._registry[DebugSettings]
     assert model_admin.has_delete_permission(rf.get("/")) is False
     with pytest.raises(ServiceError) as refused:

@@ -19,7 +19,7 @@ from debugtools.models import DebugSettings, LogEntry
 from store.emails import rendering
 from store.settings import selectors as store_settings
 from tests.debugtools.conftest import BASE, entry
-from tests.store.conftest import basic_auth, error
+from tests.fixtures.store import basic_auth, error
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from openapi_spec_validator import validate
 
 from store.docs.schema import CORE, generate
 from store.settings import services as settings_services
-from tests.store.conftest import error
+from tests.fixtures.store import error
 from tests.store.test_openapi import assert_well_described
 
 from .conftest import client_of

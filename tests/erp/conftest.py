@@ -8,15 +8,6 @@ import pytest
 from erp.core import services as erp_services
 from licensing.models import Tier
 from tests.licensing.factories import LicenseFactory
-from tests.store.conftest import (  # noqa: F401 - the store's client fixtures, for the ERP's routes
-    admin_client_api,
-    admin_user,
-    anon,
-    customer,
-    manager,
-    manager_client,
-    store_client,
-)
 
 
 def store_licence(tier: str = Tier.BUSINESS, **kwargs):

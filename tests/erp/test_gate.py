@@ -18,7 +18,7 @@ from licensing.models import Tier
 from licensing.services.lifecycle import license_revoke
 from store.common.capabilities import manage
 from tests.erp.conftest import store_licence
-from tests.store.conftest import API, basic_auth, error
+from tests.fixtures.store import API, basic_auth, error
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 
 PORTAL = "/api/v1"
 STORE = API

@@ -13,9 +13,9 @@ from django.test import Client
 from erp.core import services as erp_services
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import redis_cache, redis_server  # noqa: F401 - fixtures
 from tests.store.access.test_permission_matrix import OPERATIONS, _url
-from tests.store.conftest import basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 

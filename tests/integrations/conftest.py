@@ -7,7 +7,7 @@ import pytest
 
 from store.common.capabilities import MANAGE_WEBHOOKS
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import anon, grant, store_client  # noqa: F401
+from tests.fixtures.store import grant
 from tests.webhooks.conftest import allow_private, dns, on_commit, receiver  # noqa: F401
 from webhooks import services
 from webhooks.models import StoreEvent
@@ -22,7 +22,7 @@ def integrator(db):
 
 
 @pytest.fixture
-def hooks_client(store_client, integrator):  # noqa: F811 - the imported fixture
+def hooks_client(store_client, integrator):
     return store_client(integrator)
 
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from store.common.capabilities import ADMINISTRATOR_ROLE, MANAGE_OPTIONS, SHOP_MANAGER_ROLE
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import error, grant
 from tests.integrations.conftest import HOOKS, URL, store_webhook
-from tests.store.conftest import error, grant
 from tests.webhooks.factories import WebhookFactory
 from tests.webhooks.receiver import Reply
 from webhooks import services, signing
@@ -99,7 +99,7 @@ def test_a_store_webhook_outlives_the_staff_member_who_made_it(hooks_client, int
     other = grant(UserFactory(email="other@example.com"), MANAGE_OPTIONS)
     from rest_framework.test import APIClient
 
-    from tests.store.conftest import basic_auth
+    from tests.fixtures.store import basic_auth
 
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=basic_auth(other))
@@ -424,7 +424,7 @@ def test_a_410_disables_a_store_webhook_and_tells_its_creator(
 def _manage_options_client():
     from rest_framework.test import APIClient
 
-    from tests.store.conftest import basic_auth
+    from tests.fixtures.store import basic_auth
 
     client = APIClient()
     client.credentials(

@@ -3,11 +3,8 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.concurrency import requires_postgres
 from tests.integrations.conftest import store_webhook
 from tests.store.catalog.factories import make_product
 from tests.webhooks.test_worker import Worker, wait_until, workers  # noqa: F401
@@ -15,10 +12,7 @@ from webhooks.models import Delivery, DeliveryAttempt
 
 pytestmark = [
     pytest.mark.redis,
-    pytest.mark.skipif(
-        not os.environ.get("REDIS_URL"), reason="REDIS_URL is not set: no broker, no worker"
-    ),
-    requires_postgres,
+    pytest.mark.postgresql_only,
     pytest.mark.django_db(transaction=True),
 ]
 

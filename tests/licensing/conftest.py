@@ -14,8 +14,3 @@ def events():
     events_published.connect(receiver, weak=False, dispatch_uid="test-events")
     yield seen
     events_published.disconnect(dispatch_uid="test-events")
-
-
-@pytest.fixture(autouse=True)
-def _media_root(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from clients.models import Client
 from licensing.models import Activation, Component, License, LicenseStatus, Release
-from tests.accounts.factories import ResellerFactory, UserFactory
+from tests.accounts.factories import ResellerFactory
 from tests.clients.factories import ClientFactory
 from tests.licensing.factories import (
     ActivationFactory,
@@ -22,12 +22,6 @@ from tests.licensing.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client(client):
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
 
 
 def messages_of(response):
@@ -48,42 +42,42 @@ def messages_of(response):
         "clients_client",
     ],
 )
-def test_changelists_render_with_search_and_filters(staff_client, model):
+def test_changelists_render_with_search_and_filters(admin_client, model):
     license = LicenseFactory(owner=ResellerFactory(), customer=ClientFactory())
     ActivationFactory(license=license, domain="shop.example.com")
     PackFactory()
     SubscriptionFactory()
     url = reverse(f"admin:{model}_changelist")
-    assert staff_client.get(url + "?q=example").status_code == 200
-    assert staff_client.get(url).status_code == 200
+    assert admin_client.get(url + "?q=example").status_code == 200
+    assert admin_client.get(url).status_code == 200
 
 
-def test_licence_search_finds_keys_and_domains_once(staff_client):
+def test_licence_search_finds_keys_and_domains_once(admin_client):
     license = LicenseFactory()
     ActivationFactory(license=license, domain="a.shop.example.com")
     ActivationFactory(license=license, domain="b.shop.example.com")
     LicenseFactory()
     url = reverse("admin:licensing_license_changelist")
-    response = staff_client.get(url + "?q=shop.example.com")
+    response = admin_client.get(url + "?q=shop.example.com")
     assert list(response.context["cl"].result_list) == [license]
-    response = staff_client.get(url + "?q=" + license.license_key)
+    response = admin_client.get(url + "?q=" + license.license_key)
     assert list(response.context["cl"].result_list) == [license]
-    filtered = staff_client.get(url + "?status__exact=revoked")
+    filtered = admin_client.get(url + "?status__exact=revoked")
     assert list(filtered.context["cl"].result_list) == []
 
 
-def action(staff_client, name, objects, model="licensing_license"):
-    return staff_client.post(
+def action(admin_client, name, objects, model="licensing_license"):
+    return admin_client.post(
         reverse(f"admin:{model}_changelist"),
         {"action": name, "_selected_action": [obj.pk for obj in objects]},
         follow=True,
     )
 
 
-def test_revoke_action_goes_through_the_service(staff_client, events):
+def test_revoke_action_goes_through_the_service(admin_client, events):
     active, revoked = LicenseFactory(), LicenseFactory(status=LicenseStatus.REVOKED)
     ActivationFactory(license=active, domain="a.com")
-    response = action(staff_client, "revoke_selected", [active, revoked])
+    response = action(admin_client, "revoke_selected", [active, revoked])
     assert "1 licence(s) revoked; 1 skipped (not eligible)." in messages_of(response)
     assert License.objects.get(pk=active.pk).status == "revoked"
     assert Activation.objects.count() == 0
@@ -92,39 +86,39 @@ def test_revoke_action_goes_through_the_service(staff_client, events):
     ]
 
 
-def test_reactivate_extend_invoice_and_delete_actions(staff_client):
+def test_reactivate_extend_invoice_and_delete_actions(admin_client):
     revoked = LicenseFactory(status=LicenseStatus.REVOKED)
     lapsed = LicenseFactory(status=LicenseStatus.REVOKED, expires_at=timezone.now() - timedelta(1))
-    response = action(staff_client, "reactivate_selected", [revoked, lapsed])
+    response = action(admin_client, "reactivate_selected", [revoked, lapsed])
     assert "1 licence(s) reactivated; 1 skipped (not eligible)." in messages_of(response)
     assert License.objects.get(pk=revoked.pk).status == "active"
 
     expired = LicenseFactory(status=LicenseStatus.EXPIRED, expires_at=timezone.now() - timedelta(2))
-    action(staff_client, "extend_one_year", [expired])
+    action(admin_client, "extend_one_year", [expired])
     expired.refresh_from_db()
     assert expired.status == "active"
     assert expired.expires_at > timezone.now() + timedelta(days=364)
 
-    action(staff_client, "mark_invoiced", [lapsed])
-    response = action(staff_client, "delete_permanently", [lapsed, revoked])
+    action(admin_client, "mark_invoiced", [lapsed])
+    response = action(admin_client, "delete_permanently", [lapsed, revoked])
     assert "0 licence(s) deleted; 2 skipped (not eligible)." in messages_of(response)
     assert License.objects.count() == 3
     gone = LicenseFactory(status=LicenseStatus.REVOKED)
-    action(staff_client, "delete_permanently", [gone])
+    action(admin_client, "delete_permanently", [gone])
     assert not License.objects.filter(pk=gone.pk).exists()
 
 
-def test_the_plain_delete_is_switched_off(staff_client):
+def test_the_plain_delete_is_switched_off(admin_client):
     license = LicenseFactory()
     url = reverse("admin:licensing_license_delete", args=[license.pk])
-    assert staff_client.post(url, {"post": "yes"}).status_code == 403
+    assert admin_client.post(url, {"post": "yes"}).status_code == 403
     assert License.objects.filter(pk=license.pk).exists()
 
 
-def test_adding_a_licence_in_the_admin_uses_the_service(staff_client, events):
+def test_adding_a_licence_in_the_admin_uses_the_service(admin_client, events):
     owner = ResellerFactory()
     product = ProductFactory(slug="theme")
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:licensing_license_add"),
         {"owner": owner.pk, "product": product.pk, "tier": "starter", "source": "nfr"},
         follow=True,
@@ -135,9 +129,9 @@ def test_adding_a_licence_in_the_admin_uses_the_service(staff_client, events):
     assert [e for _a, e, _d in events] == ["license.created"]
 
 
-def test_admin_add_refuses_what_the_service_refuses(staff_client):
+def test_admin_add_refuses_what_the_service_refuses(admin_client):
     owner = ResellerFactory()
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:licensing_license_add"),
         {
             "owner": owner.pk,
@@ -151,25 +145,25 @@ def test_admin_add_refuses_what_the_service_refuses(staff_client):
     assert License.objects.count() == 0
 
 
-def test_deactivate_action_emits_deactivated(staff_client, events):
+def test_deactivate_action_emits_deactivated(admin_client, events):
     activation = ActivationFactory(domain="x.example.com")
-    action(staff_client, "deactivate_selected", [activation], model="licensing_activation")
+    action(admin_client, "deactivate_selected", [activation], model="licensing_activation")
     assert Activation.objects.count() == 0
     assert [(e, d["domain"]) for _a, e, d in events] == [("license.deactivated", "x.example.com")]
 
 
-def test_subscription_expire_action(staff_client, events):
+def test_subscription_expire_action(admin_client, events):
     subscription = SubscriptionFactory()
     LicenseFactory(owner=subscription.owner, subscription=subscription, tier="business")
-    action(staff_client, "expire_now", [subscription], model="licensing_subscription")
+    action(admin_client, "expire_now", [subscription], model="licensing_subscription")
     assert License.objects.get().status == "expired"
     assert [(e, d["licenses_revoked"]) for _a, e, d in events] == [("license.expired", 1)]
 
 
-def test_release_and_component_uploads(staff_client):
+def test_release_and_component_uploads(admin_client):
     product = ProductFactory()
     content = b"PK\x03\x04 release bytes"
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:licensing_release_add"),
         {
             "product": product.pk,
@@ -188,7 +182,7 @@ def test_release_and_component_uploads(staff_client):
         hashlib.sha256(content).hexdigest(),
     )
 
-    bad = staff_client.post(
+    bad = admin_client.post(
         reverse("admin:licensing_release_add"),
         {
             "product": product.pk,
@@ -201,7 +195,7 @@ def test_release_and_component_uploads(staff_client):
     assert "not a version number" in bad.content.decode()
     assert Release.objects.count() == 1
 
-    staff_client.post(
+    admin_client.post(
         reverse("admin:licensing_component_add"),
         {
             "product": product.pk,
@@ -215,9 +209,9 @@ def test_release_and_component_uploads(staff_client):
     assert Component.objects.get().sha256 == hashlib.sha256(b"slider").hexdigest()
 
 
-def test_pack_form_refuses_more_used_than_size(staff_client):
+def test_pack_form_refuses_more_used_than_size(admin_client):
     owner = ResellerFactory()
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:licensing_pack_add"),
         {
             "owner": owner.pk,
@@ -232,10 +226,10 @@ def test_pack_form_refuses_more_used_than_size(staff_client):
     assert "cannot exceed" in response.content.decode()
 
 
-def test_client_delete_action_revokes_its_licences(staff_client, events):
+def test_client_delete_action_revokes_its_licences(admin_client, events):
     customer = ClientFactory()
     LicenseFactory(owner=customer.owner, customer=customer)
-    response = action(staff_client, "delete_with_licences", [customer], model="clients_client")
+    response = action(admin_client, "delete_with_licences", [customer], model="clients_client")
     assert "1 client(s) deleted; 1 licence(s) revoked." in messages_of(response)
     assert Client.objects.count() == 0
     assert License.objects.get().status == "revoked"

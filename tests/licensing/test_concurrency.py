@@ -9,10 +9,10 @@ from licensing.services.activation import ActivationResult, license_activate
 from licensing.services.licenses import BulkCreateResult, license_bulk_create, license_create
 from licensing.services.renewals import renewal_confirm, renewal_order_create
 from tests.accounts.factories import ResellerFactory, UserFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.licensing.factories import LicenseFactory, PackFactory, ProductFactory
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def test_racing_activations_never_exceed_the_domain_limit():

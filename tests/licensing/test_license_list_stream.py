@@ -95,9 +95,7 @@ def test_the_stream_has_the_serializers_bytes(filters, chunk_size):
     assert new != b"[]"
 
 
-ENTRIES = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="entries written by the database: PostgreSQL"
-)
+ENTRIES = pytest.mark.postgresql_only  # entries written by the database
 
 
 @ENTRIES
@@ -197,7 +195,7 @@ def test_search_is_scoped_to_the_callers_licences(client_for):
     assert ids("only-theirs") == []
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram GIN indexes: PostgreSQL")
+@pytest.mark.postgresql_only  # trigram GIN indexes
 def test_search_uses_the_trigram_indexes_on_postgresql():
     owner, other = ResellerFactory(), ResellerFactory()
     product = ProductFactory()

@@ -18,9 +18,9 @@ from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
 from tests.erp.invoicing.helpers import INVOICES, configure, draft_body
 from tests.erp.purchasing.conftest import make_supplier, product, sent_order
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outages.conftest import timed
 from tests.outages.test_broker_outage import REQUEST_BOUND
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db

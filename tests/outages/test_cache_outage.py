@@ -26,11 +26,11 @@ from store.settings import selectors as settings_selectors
 from store.settings import services as settings_services
 from store.settings.models import SettingsSection
 from tests.accounts.factories import PASSWORD, UserFactory
+from tests.fixtures.store import API
 from tests.licensing.factories import ActivationFactory, LicenseFactory
 from tests.outages.conftest import redis_cache_settings, timed
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import Shop, complete, started
-from tests.store.conftest import API
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ from erp.crm.models import Contact, Lead
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
 from tests.erp.crm.conftest import CRM, make_customer, paid_order
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outages.conftest import timed
-from tests.store.conftest import API, basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,9 @@ from store.emails.models import SentEmail
 from store.emails.services import SEND_TASK
 from store.orders import selectors as order_selectors
 from tests.accounts.factories import PASSWORD, UserFactory
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outages.conftest import timed
 from tests.outbox import broker_down
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 

@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 from debugtools.models import DebugSettings, LogEntry
 from tests.accounts.factories import UserFactory
 from tests.debugtools.conftest import BASE, entry
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
-from tests.store.conftest import basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 

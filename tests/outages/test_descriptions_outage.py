@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 from store.docs.schema import CORE, STORE, THEME, schema_document
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
-from tests.store.conftest import basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 REQUEST_BOUND = 2.0  # as tests/outages/test_cache_outage.py

@@ -12,9 +12,9 @@ from store.inventory import services
 from store.inventory.models import StockLevel
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
+from tests.fixtures.store import API, basic_auth
 from tests.outages.conftest import timed
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, basic_auth
 
 pytestmark = pytest.mark.django_db
 

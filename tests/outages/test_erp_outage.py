@@ -12,8 +12,8 @@ from licensing.services.lifecycle import license_revoke
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
 from tests.erp.test_gate import GatedView
+from tests.fixtures.store import API, basic_auth
 from tests.outages.conftest import timed
-from tests.store.conftest import API, basic_auth
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from common import breaker, outbox
 from store.feeds import services
 from store.feeds.models import Feed
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
 from tests.outages.test_broker_outage import names, waiting, work_off
-from tests.store.conftest import basic_auth, grant
 from tests.store.feeds.conftest import FEEDS, MAPPING, complete_product, enable
 
 pytestmark = pytest.mark.django_db

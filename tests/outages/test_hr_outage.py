@@ -19,9 +19,9 @@ from erp.hr.models import Employee, LaborSubmission
 from store.common.capabilities import manage
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outages.conftest import timed
 from tests.outages.test_broker_outage import REQUEST_BOUND, names, waiting, work_off
-from tests.store.conftest import API, basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ from store.common.capabilities import manage
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
 from tests.erp.invoicing.helpers import INVOICES, configure, draft_body
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
 from tests.outages.test_broker_outage import REQUEST_BOUND, names, waiting, work_off
-from tests.store.conftest import basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from common.models import OutboxMessage
 from store.orders.models import Order
 from store.orders.services.stock import RELEASE_TASK
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outbox import broker_down
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.payments.helpers import deliver, enable, order_for, pay, signed, start
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,9 +15,9 @@ from erp.purchasing.services import SEND_TASK
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
 from tests.erp.purchasing.conftest import BASE, PURCHASING, make_order, make_supplier, product
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
 from tests.outbox import broker_down
-from tests.store.conftest import basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 

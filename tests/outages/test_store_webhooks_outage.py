@@ -9,10 +9,10 @@ from rest_framework.test import APIClient
 
 from common import breaker, outbox
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, grant
 from tests.integrations.conftest import HOOKS, store_webhook
 from tests.outages.conftest import timed
 from tests.outages.test_broker_outage import names, waiting, work_off
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.orders.factories import stocked
 from tests.webhooks.conftest import dns, receiver  # noqa: F401
 from webhooks import services

@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 
 from store.tax.models import TaxRate
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outages.conftest import timed
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.tax.factories import make_rate
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 
 from store.common.capabilities import EDIT_POSTS
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
-from tests.store.conftest import basic_auth, grant
 from theme.builder.models import Layout, LayoutTemplate
 
 pytestmark = pytest.mark.django_db

@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 
 from store.cart.models import Cart
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
 from tests.store.cart.helpers import add
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import basic_auth, grant
 from theme.modules import services, tasks
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,10 @@ from store.catalog.services import variants as variant_services
 from store.reviews import services as review_services
 from store.reviews.models import Review, ReviewVote
 from tests.accounts.factories import UserFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.catalog.factories import TermFactory, make_product
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def test_helpful_votes_of_one_person_racing_count_once():

@@ -29,9 +29,9 @@ from store.payments.models import SandboxCharge
 from store.reviews.models import Review
 from store.settings import services as settings_services
 from tests.accounts.factories import PASSWORD, UserFactory
+from tests.fixtures.store import API, basic_auth, error
 from tests.store.catalog.factories import AttributeFactory, TermFactory, make_product
 from tests.store.checkout.helpers import CARD, CHECKOUT, Shop, details
-from tests.store.conftest import API, basic_auth, error
 from tests.store.media.factories import image_bytes, upload
 from tests.store.orders.factories import line, make_order, stocked
 

@@ -6,7 +6,7 @@ from openapi_spec_validator import validate
 
 from store.docs.schema import generate
 from store.settings import services as settings_services
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 
 pytestmark = pytest.mark.django_db
 

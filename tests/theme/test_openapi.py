@@ -12,17 +12,7 @@ from debugtools.api.schema import only_core_paths
 from store.common.schema import only_store_paths
 from store.docs.schema import CORE, STORE, THEME, generate
 from store.settings import services as settings_services
-from tests.store.conftest import (  # noqa: F401 - fixtures
-    admin_client_api,
-    admin_user,
-    anon,
-    customer,
-    customer_client,
-    error,
-    manager,
-    manager_client,
-    store_client,
-)
+from tests.fixtures.store import error
 from tests.store.test_openapi import assert_well_described
 from theme.docs.schema import MCP_PATH, only_theme_paths
 
@@ -88,17 +78,17 @@ def enable():
     settings_services.settings_update(section="developer", values={"api_docs_enabled": True})
 
 
-def test_403_without_manage_options(anon, customer_client, manager_client):  # noqa: F811
+def test_403_without_manage_options(anon, customer_client, manager_client):
     enable()
     for client in (anon, customer_client, manager_client):  # spec: 403, logged in or not
         error(client.get(DOCS), 403, "insufficient_capability")
 
 
-def test_403_while_api_docs_are_off(admin_client_api):  # noqa: F811
+def test_403_while_api_docs_are_off(admin_client_api):
     error(admin_client_api.get(DOCS), 403, "api_docs_disabled")
 
 
-def test_the_description_for_an_administrator(admin_client_api):  # noqa: F811
+def test_the_description_for_an_administrator(admin_client_api):
     enable()
     response = admin_client_api.get(DOCS)
     assert response.status_code == 200

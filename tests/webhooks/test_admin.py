@@ -3,18 +3,11 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.accounts.factories import UserFactory
 from tests.webhooks.factories import WebhookFactory
 from webhooks import signing
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_private")]
-
-
-@pytest.fixture
-def staff_client(client):
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.fixture
@@ -42,32 +35,32 @@ def logged(receiver):
 
 
 @pytest.mark.parametrize("model", ["webhook", "delivery", "deliveryattempt"])
-def test_changelists_and_change_pages_render(staff_client, logged, model):
+def test_changelists_and_change_pages_render(admin_client, logged, model):
     webhook, delivery, entry = logged
     obj = {"webhook": webhook, "delivery": delivery, "deliveryattempt": entry}[model]
-    changelist = staff_client.get(reverse(f"admin:webhooks_{model}_changelist") + "?q=example")
+    changelist = admin_client.get(reverse(f"admin:webhooks_{model}_changelist") + "?q=example")
     assert changelist.status_code == 200
-    page = staff_client.get(reverse(f"admin:webhooks_{model}_change", args=[obj.pk]))
+    page = admin_client.get(reverse(f"admin:webhooks_{model}_change", args=[obj.pk]))
     assert page.status_code == 200
     assert webhook.secret not in page.content.decode()
     # Webhooks are created by their accounts (the secret is shown to them once).
-    assert staff_client.get(reverse(f"admin:webhooks_{model}_add")).status_code == 403
+    assert admin_client.get(reverse(f"admin:webhooks_{model}_add")).status_code == 403
 
 
-def test_delivery_page_shows_its_attempts(staff_client, logged):
+def test_delivery_page_shows_its_attempts(admin_client, logged):
     _webhook, delivery, _entry = logged
-    page = staff_client.get(reverse("admin:webhooks_delivery_change", args=[delivery.pk]))
+    page = admin_client.get(reverse("admin:webhooks_delivery_change", args=[delivery.pk]))
     content = page.content.decode()
     assert "The receiver answered 500." in content
     assert "oops" in content  # staff may read the receiver's (truncated) answer
 
 
 def test_redeliver_action_sends_the_delivery_again(
-    staff_client, logged, receiver, django_capture_on_commit_callbacks
+    admin_client, logged, receiver, django_capture_on_commit_callbacks
 ):
     _webhook, delivery, _entry = logged
     with django_capture_on_commit_callbacks(execute=True):
-        response = staff_client.post(
+        response = admin_client.post(
             reverse("admin:webhooks_delivery_changelist"),
             {"action": "redeliver", "_selected_action": [delivery.pk]},
             follow=True,
@@ -81,11 +74,11 @@ def test_redeliver_action_sends_the_delivery_again(
 
 
 def test_redeliver_action_from_the_log_and_its_refusal(
-    staff_client, logged, receiver, django_capture_on_commit_callbacks
+    admin_client, logged, receiver, django_capture_on_commit_callbacks
 ):
     webhook, _delivery, entry = logged
     Webhook.objects.filter(pk=webhook.pk).update(is_active=False)
-    response = staff_client.post(
+    response = admin_client.post(
         reverse("admin:webhooks_deliveryattempt_changelist"),
         {"action": "redeliver", "_selected_action": [entry.pk]},
         follow=True,
@@ -96,22 +89,22 @@ def test_redeliver_action_from_the_log_and_its_refusal(
 
     Webhook.objects.filter(pk=webhook.pk).update(is_active=True)
     with django_capture_on_commit_callbacks(execute=True):
-        staff_client.post(
+        admin_client.post(
             reverse("admin:webhooks_deliveryattempt_changelist"),
             {"action": "redeliver", "_selected_action": [entry.pk]},
         )
     assert len(receiver.received) == 1
 
 
-def test_enable_and_disable_actions_use_the_service(staff_client, logged):
+def test_enable_and_disable_actions_use_the_service(admin_client, logged):
     webhook, _delivery, _entry = logged
     pending = Delivery.objects.create(webhook=webhook, event="license.created", body="{}")
     url = reverse("admin:webhooks_webhook_changelist")
-    staff_client.post(url, {"action": "disable", "_selected_action": [webhook.pk]})
+    admin_client.post(url, {"action": "disable", "_selected_action": [webhook.pk]})
     webhook.refresh_from_db()
     pending.refresh_from_db()
     assert (webhook.is_active, webhook.disabled_reason) == (False, "Disabled by staff.")
     assert pending.status == Delivery.Status.FAILED
-    staff_client.post(url, {"action": "enable", "_selected_action": [webhook.pk]})
+    admin_client.post(url, {"action": "enable", "_selected_action": [webhook.pk]})
     webhook.refresh_from_db()
     assert (webhook.is_active, webhook.disabled_reason) == (True, "")

@@ -6,13 +6,13 @@ from django.utils import timezone
 
 from common.errors import ServiceError
 from tests.accounts.factories import ResellerFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.webhooks.factories import WebhookFactory
 from tests.webhooks.receiver import Reply
 from webhooks import services, signing
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
 
-pytestmark = [requires_postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.postgresql_only, pytest.mark.django_db(transaction=True)]
 
 
 def test_parallel_creates_cannot_pass_ten_webhooks():

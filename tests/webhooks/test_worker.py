@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,7 +19,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.concurrency import requires_postgres
+from tests.fixtures import waiting
 from tests.webhooks.factories import WebhookFactory
 from tests.webhooks.receiver import Receiver, Reply
 from webhooks import services, tasks
@@ -28,10 +27,7 @@ from webhooks.models import Delivery, DeliveryAttempt
 
 pytestmark = [
     pytest.mark.redis,
-    pytest.mark.skipif(
-        not os.environ.get("REDIS_URL"), reason="REDIS_URL is not set: no broker, no worker"
-    ),
-    requires_postgres,
+    pytest.mark.postgresql_only,
     pytest.mark.django_db(transaction=True),
 ]
 
@@ -121,14 +117,17 @@ def receiver():
 
 
 def wait_until(condition, *, timeout: float, what: str, workers=()) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            logs = "\n".join(w.output()[-3000:] for w in workers)
-            raise AssertionError(f"timed out waiting for {what}\n{logs}")
-        time.sleep(0.1)
+    """Poll until `condition` holds; at the deadline, fail with the workers' last output."""
+    waiting.wait_until(
+        condition,
+        timeout=timeout,
+        what=what,
+        interval=0.1,
+        details=lambda: "\n".join(w.output()[-3000:] for w in workers),
+    )
 
 
+@pytest.mark.slow(reason="a real Celery worker process, and the retry's back-off waited out")
 def test_a_delivery_and_its_retry_go_through_a_real_worker(workers, receiver, settings):
     settings.WEBHOOKS_ALLOW_PRIVATE_URLS = True
     webhook = WebhookFactory(url=receiver.url)

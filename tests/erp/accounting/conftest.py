@@ -8,7 +8,7 @@ from django.test import TestCase
 
 from store.common.capabilities import manage
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, grant
+from tests.fixtures.store import API, grant
 
 BASE = API
 ACCOUNTS = f"{API}/accounts"

@@ -7,7 +7,7 @@ import pytest
 from erp.accounting.models import Account
 from tests.accounts.factories import UserFactory
 from tests.erp.accounting.conftest import ACCOUNTS, account_id, ok, posted, year
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ import pytest
 from common.errors import ServiceError
 from erp.accounting import selectors, services
 from erp.accounting.models import Account, AutoPosting, FiscalYear, JournalEntry
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def _year(y: int) -> FiscalYear:

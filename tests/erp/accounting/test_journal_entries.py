@@ -16,7 +16,7 @@ from tests.erp.accounting.conftest import (
     trial_balance,
     year,
 )
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.errors import ServiceError
@@ -138,11 +138,7 @@ def _check() -> None:
         ), lines
 
 
-@settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=25)
 @given(steps=st.lists(STEP, min_size=1, max_size=12))
 def test_the_books_balance_after_any_sequence_of_events(erp_on, steps):
     order, supplier = _setup()

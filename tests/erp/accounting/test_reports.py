@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.erp.accounting.conftest import REPORTS, account_id, ok, posted, year
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

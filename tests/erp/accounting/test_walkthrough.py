@@ -14,11 +14,12 @@ from django.test import TestCase
 from accounts.models import User
 from erp.invoicing.models import Invoice
 from store.orders.models import Order
-from tests.store.conftest import API, basic_auth
+from tests.fixtures.store import API, basic_auth
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.sqlite_only  # a walk-through of `make run`: one pass
 def test_an_orders_invoice_and_payment_appear_in_the_trial_balance(settings, client):
     settings.DEBUG = True
     with TestCase.captureOnCommitCallbacks(execute=True):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.store.conftest import API
+from tests.fixtures.store import API
 
 ERP = f"{API}/erp"
 USERS = f"{ERP}/users"

@@ -11,7 +11,7 @@ from store.access import selectors as access_selectors
 from store.common.capabilities import MANAGE_MANAGERS, MANAGE_ORDERS, MANAGE_PRODUCTS, manage
 from tests.accounts.factories import UserFactory
 from tests.erp.core.helpers import ROLES, USERS, role_url, user_url
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

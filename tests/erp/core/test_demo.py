@@ -15,6 +15,7 @@ from store.access import selectors as access_selectors
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.sqlite_only  # the demo of `make run`: one pass
 def test_seed_demo_licenses_the_store_and_turns_the_erp_on_idempotently(settings):
     settings.DEBUG = True
     out = StringIO()

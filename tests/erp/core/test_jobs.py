@@ -23,8 +23,8 @@ from erp.core.services import jobs
 from store.customers import services as customer_services
 from store.inventory.models import StockLevel
 from tests.erp.core.helpers import BACKFILL, MIGRATE
+from tests.fixtures.store import error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import error
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,9 @@ def drive(job_id: int) -> ErpJob:
     return services.job_run_inline(job_id=job_id)
 
 
-def test_the_import_writes_the_registers(boss, shop, django_capture_on_commit_callbacks):
+def test_the_import_writes_the_registers(
+    boss, admin_user, shop, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         body = start(boss)
     assert (body["state"], body["total"], body["progress"]) == ("queued", 3 + 3 + 3, 0)
@@ -76,7 +78,7 @@ def test_the_import_writes_the_registers(boss, shop, django_capture_on_commit_ca
         "orders": {"imported": 3},
         "stock": {"imported": 3, "without_cost": 3},
     }
-    assert status["started_by"] == "boss@example.com"
+    assert status["started_by"] == admin_user.email
     assert boss.get(f"{MIGRATE}/{body['id']}").json()["state"] == "completed"
 
     ann = ErpImportedCustomer.objects.get(customer=shop["ann"])

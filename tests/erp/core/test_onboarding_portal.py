@@ -11,7 +11,7 @@ from erp.core import services
 from erp.core.models import ErpPortalSettings
 from store.inventory.models import StockLevel, Warehouse
 from tests.erp.core.helpers import CHECKLIST, PORTAL
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.orders.factories import stocked
 
 pytestmark = pytest.mark.django_db

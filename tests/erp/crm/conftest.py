@@ -13,7 +13,7 @@ from erp.crm import services
 from store.customers import services as customer_services
 from store.orders.models import Order
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, grant
+from tests.fixtures.store import API, grant
 
 CRM = "ec_manage_crm"
 BASE = API

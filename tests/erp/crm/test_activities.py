@@ -13,7 +13,7 @@ from erp.crm.models import Activity
 from store.customers import services as customer_services
 from tests.accounts.factories import UserFactory
 from tests.erp.crm.conftest import BASE, make_activity, make_contact, make_lead
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from tests.erp.crm.conftest import (
     make_customer,
     make_lead,
 )
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from erp.crm.models import Activity, Contact, Lead, Segment
 from tests.erp.crm.conftest import BASE, make_contact
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

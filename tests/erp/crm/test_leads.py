@@ -12,7 +12,7 @@ from erp.crm.models import Activity, Contact, Lead, LeadStageChange
 from store.customers.models import Customer
 from tests.accounts.factories import UserFactory
 from tests.erp.crm.conftest import BASE, make_activity, make_contact, make_customer, make_lead
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

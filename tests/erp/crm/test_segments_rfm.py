@@ -11,7 +11,7 @@ from erp.crm.selectors import RFM_GRID, rfm_label
 from store.common.errors import ServiceError
 from tests.accounts.factories import UserFactory
 from tests.erp.crm.conftest import BASE, make_contact, make_customer, paid_order
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

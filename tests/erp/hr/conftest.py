@@ -11,7 +11,7 @@ import pytest
 from erp.hr import services
 from store.common.capabilities import manage
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, grant
+from tests.fixtures.store import API, grant
 
 BASE = API
 HR = manage("hr")

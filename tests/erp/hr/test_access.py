@@ -14,7 +14,7 @@ from erp.hr.api.urls import urlpatterns
 from erp.hr.models import LeaveRequest
 from tests.accounts.factories import UserFactory
 from tests.erp.hr.conftest import BASE, HR, employee_with_account, make_employee, make_leave_type
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 
 pytestmark = pytest.mark.django_db
 

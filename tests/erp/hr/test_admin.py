@@ -17,13 +17,7 @@ from tests.erp.hr.conftest import AFMS, make_department, make_employee, make_lea
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_every_page_renders(staff, django_capture_on_commit_callbacks):
+def test_every_page_renders(admin_client, django_capture_on_commit_callbacks):
     department = make_department()
     with django_capture_on_commit_callbacks(execute=True):
         employee = make_employee(department_id=department.pk, tax_id=AFMS[1])
@@ -55,16 +49,16 @@ def test_every_page_renders(staff, django_capture_on_commit_callbacks):
         ("laborregistrysettings", labor.settings_row()),
         ("laborsubmission", submission),
     ):
-        assert staff.get(reverse(f"admin:erp_hr_{name}_changelist")).status_code == 200, name
-        change = staff.get(reverse(f"admin:erp_hr_{name}_change", args=[obj.pk]))
+        assert admin_client.get(reverse(f"admin:erp_hr_{name}_changelist")).status_code == 200, name
+        change = admin_client.get(reverse(f"admin:erp_hr_{name}_change", args=[obj.pk]))
         assert change.status_code == 200, name
-    page = staff.get(reverse("admin:erp_hr_employeedocument_change", args=[document.pk]))
+    page = admin_client.get(reverse("admin:erp_hr_employeedocument_change", args=[document.pk]))
     assert b"/media/" not in page.content
     for name in ("leaverequest", "timeentry", "employeedocument", "laborsubmission"):
-        assert staff.get(reverse(f"admin:erp_hr_{name}_add")).status_code == 403
+        assert admin_client.get(reverse(f"admin:erp_hr_{name}_add")).status_code == 403
 
 
-def test_departments_and_employees_go_through_the_services(staff):
+def test_departments_and_employees_go_through_the_services(admin_client):
     add = reverse("admin:erp_hr_employee_add")
     form = {
         "first_name": "Anna",
@@ -74,28 +68,30 @@ def test_departments_and_employees_go_through_the_services(staff):
         "weekly_hours": "40",
         "tax_id": "123456789",
     }
-    response = staff.post(add, form)
+    response = admin_client.post(add, form)
     assert response.status_code == 200  # the form again, with the AFM's error
     assert "tax_id" in response.context["adminform"].form.errors
     assert not Employee.objects.exists()
     form["tax_id"] = AFMS[1]
-    assert staff.post(add, form).status_code == 302
+    assert admin_client.post(add, form).status_code == 302
     anna = Employee.objects.get()
     assert anna.tax_id == AFMS[1]
     assert (
-        staff.post(reverse("admin:erp_hr_department_add"), {"name": "Ops", "code": ""}).status_code
+        admin_client.post(
+            reverse("admin:erp_hr_department_add"), {"name": "Ops", "code": ""}
+        ).status_code
         == 302
     )
     ops = Department.objects.get()
     assert ops.code == "ops"
     services.employee_update(employee_id=anna.pk, fields={"department_id": ops.pk})
-    staff.post(
+    admin_client.post(
         reverse("admin:erp_hr_department_delete", args=[ops.pk]), {"post": "yes"}, follow=True
     )
     assert Department.objects.filter(pk=ops.pk).exists()  # refused: in use
 
 
-def test_leave_actions_call_the_services(staff):
+def test_leave_actions_call_the_services(admin_client):
     employee = make_employee()
     leave_type = make_leave_type(allowance=1)
     one = services.leave_request_create(
@@ -107,13 +103,13 @@ def test_leave_actions_call_the_services(staff):
         },
     )
     changelist = reverse("admin:erp_hr_leaverequest_changelist")
-    staff.post(changelist, {"action": "approve", "_selected_action": [one.pk]})
+    admin_client.post(changelist, {"action": "approve", "_selected_action": [one.pk]})
     assert LeaveRequest.objects.get(pk=one.pk).status == "approved"
-    staff.post(changelist, {"action": "cancel", "_selected_action": [one.pk]})
+    admin_client.post(changelist, {"action": "cancel", "_selected_action": [one.pk]})
     assert LeaveRequest.objects.get(pk=one.pk).status == "cancelled"
 
 
-def test_submissions_are_sent_again_by_an_action(staff, django_capture_on_commit_callbacks):
+def test_submissions_are_sent_again_by_an_action(admin_client, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         employee = make_employee()  # no AFM: the sandbox rejects it
     submission = LaborSubmission.objects.get()
@@ -122,7 +118,7 @@ def test_submissions_are_sent_again_by_an_action(staff, django_capture_on_commit
         employee_id=employee.pk, fields={"tax_id": AFMS[1], "social_security_number": "01013099997"}
     )
     with django_capture_on_commit_callbacks(execute=True):
-        staff.post(
+        admin_client.post(
             reverse("admin:erp_hr_laborsubmission_changelist"),
             {"action": "retry", "_selected_action": [submission.pk]},
         )

@@ -12,11 +12,11 @@ from rest_framework.test import APIClient
 from erp.hr import services
 from erp.hr.models import LeaveRequest
 from tests.accounts.factories import UserFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.erp.hr.conftest import BASE, HR, make_employee, make_leave_type
-from tests.store.conftest import basic_auth, grant
+from tests.fixtures.store import basic_auth, grant
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 MON = date(2030, 12, 2)
 

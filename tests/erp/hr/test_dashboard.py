@@ -10,7 +10,7 @@ from django.utils import timezone
 from erp.hr import services
 from tests.accounts.factories import UserFactory
 from tests.erp.hr.conftest import BASE, make_department, make_employee, make_leave_type
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

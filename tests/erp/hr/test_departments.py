@@ -7,7 +7,7 @@ import pytest
 from erp.hr.models import Department
 from tests.accounts.factories import UserFactory
 from tests.erp.hr.conftest import BASE, make_department, make_employee
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from erp.hr.models import EmployeeDocument
 from tests.accounts.factories import UserFactory
 from tests.erp.hr.conftest import BASE, employee_with_account, make_employee
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from erp.hr.labor_providers.ergani import ErganiRegistry, document_of
 from erp.hr.models import LaborRegistrySettings, LaborSubmission
 from tests.accounts.factories import UserFactory
 from tests.erp.hr.conftest import AFMS, AMKAS, BASE, make_employee
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

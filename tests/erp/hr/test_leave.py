@@ -17,7 +17,7 @@ from tests.erp.hr.conftest import (
     make_employee,
     make_leave_type,
 )
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from erp.hr import services
 from erp.hr.models import LeaveRequest, TimeEntry
 from tests.accounts.factories import UserFactory
 from tests.erp.hr.conftest import AFMS, BASE, employee_with_account, make_employee, make_leave_type
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from erp.hr import services
 from erp.hr.models import TimeEntry
 from tests.erp.hr.conftest import BASE, make_employee
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

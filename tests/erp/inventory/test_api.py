@@ -19,8 +19,8 @@ from store.inventory.choices import MovementReason
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 from store.inventory.services import Reference, StockLine
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, error, grant
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, basic_auth, error, grant
 
 pytestmark = pytest.mark.django_db
 

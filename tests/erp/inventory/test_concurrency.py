@@ -10,10 +10,10 @@ from common.errors import ServiceError
 from store.inventory import services
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 from store.inventory.services import StockLine, Transfer
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.catalog.factories import make_product
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def tracked(title="Lamp", stock=0):

@@ -4,7 +4,7 @@ import pytest
 
 from store.common.capabilities import manage
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import grant
+from tests.fixtures.store import grant
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.test import TestCase
 
 from erp.invoicing import services
-from tests.store.conftest import API
+from tests.fixtures.store import API
 
 INVOICES = f"{API}/invoices"
 SERIES = f"{API}/invoice-series"

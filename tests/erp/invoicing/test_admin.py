@@ -12,13 +12,7 @@ from tests.erp.invoicing.helpers import configure, create, on_commit
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_pages_render_and_actions_use_the_services(staff, api):
+def test_pages_render_and_actions_use_the_services(admin_client, api):
     configure()
     services.settings_update(
         fields={"mydata_user_id": "emporion-user", "mydata_subscription_key": "secret-key-12345"}
@@ -27,35 +21,41 @@ def test_pages_render_and_actions_use_the_services(staff, api):
     for model in (Invoice, InvoiceSeries, InvoicingSettings):
         meta = model._meta
         assert (
-            staff.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")).status_code
+            admin_client.get(
+                reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+            ).status_code
             == 200
         )
-    page = staff.get(reverse("admin:erp_invoicing_invoicingsettings_change", args=[1]))
+    page = admin_client.get(reverse("admin:erp_invoicing_invoicingsettings_change", args=[1]))
     assert page.status_code == 200
     assert b"secret-key-12345" not in page.content
     assert b"****2345" in page.content
     assert (
-        staff.get(reverse("admin:erp_invoicing_invoice_change", args=[draft["id"]])).status_code
+        admin_client.get(
+            reverse("admin:erp_invoicing_invoice_change", args=[draft["id"]])
+        ).status_code
         == 200
     )
 
     changelist = reverse("admin:erp_invoicing_invoice_changelist")
-    staff.post(changelist, {"action": "issue", "_selected_action": [draft["id"]]})
+    admin_client.post(changelist, {"action": "issue", "_selected_action": [draft["id"]]})
     assert Invoice.objects.get(pk=draft["id"]).full_number == "A-1"
-    staff.post(changelist, {"action": "issue", "_selected_action": [draft["id"]]})  # refused
+    admin_client.post(changelist, {"action": "issue", "_selected_action": [draft["id"]]})  # refused
     with on_commit():
-        staff.post(changelist, {"action": "transmit", "_selected_action": [draft["id"]]})
+        admin_client.post(changelist, {"action": "transmit", "_selected_action": [draft["id"]]})
     assert Invoice.objects.get(pk=draft["id"]).transmission.status == "sent"
-    staff.post(changelist, {"action": "cancel_by_credit_note", "_selected_action": [draft["id"]]})
+    admin_client.post(
+        changelist, {"action": "cancel_by_credit_note", "_selected_action": [draft["id"]]}
+    )
     assert Invoice.objects.get(pk=draft["id"]).status == "cancelled"
 
 
-def test_series_admin_keeps_the_rules(staff, api):
+def test_series_admin_keeps_the_rules(admin_client, api):
     sales, _ = configure()
     create(api)
     services.invoice_issue(invoice_id=Invoice.objects.get().pk)
     url = reverse("admin:erp_invoicing_invoiceseries_change", args=[sales.pk])
-    response = staff.post(
+    response = admin_client.post(
         url,
         {
             "code": "Z",
@@ -69,7 +69,7 @@ def test_series_admin_keeps_the_rules(staff, api):
     assert response.status_code == 200  # the form shows the refusal
     assert InvoiceSeries.objects.get(pk=sales.pk).code == "A"
     add = reverse("admin:erp_invoicing_invoiceseries_add")
-    response = staff.post(
+    response = admin_client.post(
         add,
         {
             "code": "N",

@@ -9,11 +9,11 @@ import pytest
 from common.errors import ServiceError
 from erp.invoicing import services
 from erp.invoicing.models import Invoice, InvoiceSeries
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.erp.invoicing.helpers import configure, draft_body
 from tests.store.orders.factories import line, make_order, stocked
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def draft(series_id: int) -> Invoice:

@@ -10,7 +10,7 @@ from erp.invoicing import services
 from erp.invoicing.models import Invoice
 from store.orders import services as order_services
 from tests.erp.invoicing.helpers import INVOICES, configure, on_commit
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db

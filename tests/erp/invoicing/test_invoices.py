@@ -17,7 +17,7 @@ from tests.erp.invoicing.helpers import (
     issued,
     make_series,
 )
-from tests.store.conftest import basic_auth, error
+from tests.fixtures.store import basic_auth, error
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from erp.invoicing import crypto
 from erp.invoicing.models import InvoicingSettings
 from tests.erp.invoicing.helpers import INVOICES, ISSUER_VAT, SERIES, SETTINGS, configure, issued
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from erp.invoicing.providers.base import Error, Line
 from erp.invoicing.providers.mydata import NS, MydataAuthority, invoices_doc
 from erp.invoicing.providers.sandbox import SandboxAuthority, problems
 from tests.erp.invoicing.helpers import INVOICES, SETTINGS, configure, create, issued, on_commit
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 
@@ -431,6 +431,7 @@ def test_the_task_retries_on_a_worker_then_gives_up(api, series, monkeypatch):
     assert Transmission.objects.get(invoice_id=invoice["id"]).status == "failed"
 
 
+@pytest.mark.sqlite_only  # the demo of `make run`: one pass
 def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(settings, client):
     """The README's walk-through on the demo data: order -> invoice -> issue -> transmit -> PDF."""
     from io import StringIO
@@ -440,7 +441,7 @@ def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(settin
 
     from accounts.models import User
     from store.orders.models import Order
-    from tests.store.conftest import basic_auth
+    from tests.fixtures.store import basic_auth
 
     settings.DEBUG = True
     with TestCase.captureOnCommitCallbacks(execute=True):

@@ -13,8 +13,8 @@ from store.catalog.models import Product
 from store.inventory.models import StockLevel, StockMovement
 from store.inventory.services import default_warehouse
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, grant
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, grant
 
 PURCHASING = "ec_manage_purchasing"
 BASE = API

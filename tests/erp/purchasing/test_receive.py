@@ -19,7 +19,7 @@ from tests.erp.purchasing.conftest import (
     product,
     sent_order,
 )
-from tests.store.conftest import error
+from tests.fixtures.store import error
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from tests.erp.purchasing.conftest import (
     make_supplier,
     product,
 )
+from tests.fixtures.store import error, grant
 from tests.store.catalog.factories import AttributeFactory, TermFactory, make_variant
-from tests.store.conftest import error, grant
 
 pytestmark = pytest.mark.django_db
 

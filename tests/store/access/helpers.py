@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from store.access import selectors
 from store.common.capabilities import ADMINISTRATOR_ROLE, MANAGE_MANAGERS
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, grant
+from tests.fixtures.store import API, grant
 
 MANAGERS = f"{API}/managers"
 ROLES = f"{MANAGERS}/roles"

@@ -10,8 +10,8 @@ from store.access.models import RoleProfile
 from store.common.capabilities import MANAGE_OPTIONS, MANAGE_ORDERS, MANAGE_PRODUCTS, manage
 from tests.accounts.factories import UserFactory
 from tests.admin_forms import csrf_client, form_errors, form_values, post_form
+from tests.fixtures.store import grant
 from tests.store.access.helpers import people_manager, state, store_administrator
-from tests.store.conftest import grant
 
 pytestmark = pytest.mark.django_db
 

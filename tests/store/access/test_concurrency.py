@@ -6,10 +6,10 @@ import pytest
 from common.errors import ServiceError
 from store.access import selectors, services
 from store.common.capabilities import MANAGE_OPTIONS, has_capability
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.access.helpers import store_administrator
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 @pytest.mark.parametrize("how", ["remove", "patch"])

@@ -20,6 +20,7 @@ from store.common.capabilities import (
     manage,
 )
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error, grant
 from tests.store.access.helpers import (
     MANAGERS,
     manager_url,
@@ -28,7 +29,6 @@ from tests.store.access.helpers import (
     store_administrator,
     with_role,
 )
-from tests.store.conftest import API, error, grant
 
 pytestmark = pytest.mark.django_db
 

@@ -26,7 +26,6 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -39,7 +38,8 @@ from store.common.capabilities import (
 from store.common.permissions import LOGGED_IN, PUBLIC, required_access
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, basic_auth, grant
+from tests.fixtures.db import rows_written
+from tests.fixtures.store import API, basic_auth, grant
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -89,14 +89,21 @@ def _url(route: str) -> str:
     return "/" + re.sub(r"<(?:(\w+):)?\w+>", sample, route)
 
 
-@pytest.fixture(autouse=True)
-def _erp_on(db):
-    """The ERP's routes (erp/, under the same prefix) sit behind the Business-tier licence
-    gate: the matrix checks their capabilities with the ERP on (tests/erp checks the gate)."""
+@pytest.fixture(scope="module")
+def world(module_db):
+    """Built once for the module: the ERP on (its routes, under the same prefix, sit behind the
+    Business-tier licence gate: the matrix checks their capabilities with the ERP on; tests/erp
+    checks the gate), the API description and playground on, and one logged-in caller of each
+    kind (see holds()) with its client."""
     from erp.core import services as erp_services
     from tests.erp.conftest import store_licence
 
     erp_services.erp_activate(license_key=store_licence().license_key)
+    settings_services.settings_update(
+        section="developer", values={"api_docs_enabled": True, "api_playground_enabled": True}
+    )
+    callers = holds()
+    return callers, {name: _caller(name) for name in callers}
 
 
 def store_operations() -> list[tuple[str, str, type]]:
@@ -172,7 +179,7 @@ def holds() -> dict[str, frozenset[str] | None]:
     }
 
 
-def test_the_matrix_calls_as_every_built_in_role():
+def test_the_matrix_calls_as_every_built_in_role(world):
     """The store's seeded roles and the ERP's (on here), each with what it was seeded with."""
     from erp.core.capabilities import BUILT_IN_ROLES
 
@@ -200,16 +207,6 @@ def expected(required: str, held: frozenset[str] | None, *, anonymous: str = "40
     return "403"
 
 
-def row_counts() -> tuple:
-    """Every table's row count, in one query."""
-    quote = connection.ops.quote_name
-    tables = sorted(connection.introspection.table_names())
-    sql = "SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {quote(t)})" for t in tables)  # noqa: S608 - table names from the schema
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        return tuple(zip(tables, cursor.fetchone(), strict=True))
-
-
 def _email(name: str) -> str:
     return f"{name.replace(':', '-')}@example.com"
 
@@ -235,10 +232,8 @@ def _caller(name: str) -> Client:
     MATRIX,
     ids=[f"{method.upper()} {_label(route)}" for route, method, _view in MATRIX],
 )
-def test_the_permission_matrix(route, method, view):
-    settings_services.settings_update(
-        section="developer", values={"api_docs_enabled": True, "api_playground_enabled": True}
-    )
+def test_the_permission_matrix(world, route, method, view):
+    callers, clients = world
     required = required_access(view, method.upper())
     anonymous = "401"
     if route in OWN_CAPABILITY:
@@ -246,11 +241,9 @@ def test_the_permission_matrix(route, method, view):
         required, anonymous = OWN_CAPABILITY[route], "403"
     own_refusal = OWN_REFUSAL.get((route, method))
     url = _url(route)
-    callers = holds()
-    clients = {name: _caller(name) for name in callers}
     for name, held in callers.items():
         outcome = expected(required, held, anonymous=anonymous)
-        before = row_counts() if outcome != "allowed" else None
+        before = rows_written()
         call = getattr(clients[name], method)
         if method in ("post", "put", "patch"):
             response = call(url, "{}", content_type="application/json")
@@ -267,10 +260,10 @@ def test_the_permission_matrix(route, method, view):
             assert response.status_code == int(outcome), (where, response.content[:300])
             code = response.json()["code"]
             assert code == ("not_logged_in" if outcome == "401" else "insufficient_capability")
-        assert row_counts() == before or before is None, f"{where}: the database changed"
+        assert rows_written() == before, f"{where}: the database changed"
 
 
-def test_the_ai_tool_endpoint_matrix():
+def test_the_ai_tool_endpoint_matrix(world):
     """POST /rest/theme/v1/mcp: manage_options over an application password (HTTP Basic).
     Anonymous and session callers (even an administrator's session with its nonce) get 401,
     the others without manage_options 403 (JSON-RPC error bodies, the store's code in
@@ -278,17 +271,21 @@ def test_the_ai_tool_endpoint_matrix():
     url = "/" + next(iter(APP_PASSWORD_ONLY))
     ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     accept = {"HTTP_ACCEPT": "application/json, text/event-stream"}
-    callers = holds()
-    sessions = {name: _caller(name) for name in callers}
+    callers, sessions = world
     for name, held in callers.items():
         client = Client(**accept)
         if name != "anonymous":
             user = User.objects.get(email=_email(name))
             client.defaults["HTTP_AUTHORIZATION"] = basic_auth(user)
         outcome = expected(MANAGE_OPTIONS, held)
-        before = row_counts() if outcome != "allowed" else None
-        response = client.post(url, ping, content_type="application/json")
         where = f"POST {url} as {name} over HTTP Basic"
+        assert client.get(url).status_code == 405, where
+        # called twice: a new application password's first use is recorded (when and from
+        # where), as any authentication's is; the second call writes nothing when refused
+        first = client.post(url, ping, content_type="application/json")
+        before = rows_written()
+        response = client.post(url, ping, content_type="application/json")
+        assert (response.status_code, response.content) == (first.status_code, first.content)
         assert response["Content-Type"].startswith("application/json"), where
         if outcome == "allowed":
             assert response.status_code == 200, (where, response.content[:300])
@@ -297,8 +294,7 @@ def test_the_ai_tool_endpoint_matrix():
             assert response.status_code == int(outcome), (where, response.content[:300])
             code = response.json()["error"]["data"]["code"]
             assert code == ("not_authenticated" if outcome == "401" else "insufficient_capability")
-            assert row_counts() == before, f"{where}: the database changed"
-        assert client.get(url).status_code == 405, where
+            assert rows_written() == before, f"{where}: the database changed"
         if name != "anonymous":  # a session and its nonce are not credentials here
             response = sessions[name].post(url, ping, content_type="application/json", **accept)
             assert response.status_code == 401, (f"POST {url} as {name}'s session", response)

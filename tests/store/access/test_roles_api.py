@@ -19,6 +19,7 @@ from store.common.capabilities import (
     manage,
 )
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import error
 from tests.store.access.helpers import (
     CAPABILITIES as CAPABILITIES_URL,
 )
@@ -30,7 +31,6 @@ from tests.store.access.helpers import (
     state,
     store_administrator,
 )
-from tests.store.conftest import error
 
 pytestmark = pytest.mark.django_db
 

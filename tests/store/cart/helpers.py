@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from store.common.cart_session import CART_COOKIE
-from tests.store.conftest import API
+from tests.fixtures.store import API
 
 CART = f"{API}/cart"
 

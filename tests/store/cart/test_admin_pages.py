@@ -35,12 +35,6 @@ MODELS = [
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def rows():
     lamp = make_product(title="Lamp")
     cart = item_services.cart_item_add(token=None, user=UserFactory(), product_id=lamp.pk)
@@ -55,31 +49,34 @@ def rows():
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
-def test_every_model_has_changelist_search_and_change_pages(staff, rows, model):
+def test_every_model_has_changelist_search_and_change_pages(admin_client, rows, model):
     meta = model._meta
     changelist = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
-    assert staff.get(changelist).status_code == 200
-    assert staff.get(changelist, {"q": "x"}).status_code == 200
+    assert admin_client.get(changelist).status_code == 200
+    assert admin_client.get(changelist, {"q": "x"}).status_code == 200
     obj = model.objects.first()
     change = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
-    assert staff.get(change).status_code == 200
+    assert admin_client.get(change).status_code == 200
     if model not in (Cart, CouponUse):
         assert (
-            staff.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code == 200
+            admin_client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code
+            == 200
         )
 
 
-def test_carts_cannot_be_added_and_show_their_lines(staff, rows):
-    assert staff.get(reverse("admin:store_cart_cart_add")).status_code == 403
-    html = staff.get(
+def test_carts_cannot_be_added_and_show_their_lines(admin_client, rows):
+    assert admin_client.get(reverse("admin:store_cart_cart_add")).status_code == 403
+    html = admin_client.get(
         reverse("admin:store_cart_cart_change", args=[rows["cart"].pk])
     ).content.decode()
     assert "Lamp" in html
     assert (
-        staff.get(reverse("admin:store_cart_cart_changelist"), {"owner": "guest"}).status_code
+        admin_client.get(
+            reverse("admin:store_cart_cart_changelist"), {"owner": "guest"}
+        ).status_code
         == 200
     )
-    response = staff.post(
+    response = admin_client.post(
         reverse("admin:store_cart_cart_changelist"),
         {"action": "delete_selected", "_selected_action": [rows["cart"].pk], "post": "yes"},
     )
@@ -102,38 +99,41 @@ def coupon_form(**overrides):
     return data
 
 
-def test_the_coupon_form_keeps_the_rules(staff, rows):
+def test_the_coupon_form_keeps_the_rules(admin_client, rows):
     url = reverse("admin:store_coupons_coupon_add")
-    assert staff.post(url, coupon_form(code="save")).status_code == 200  # taken, any case
-    assert staff.post(url, coupon_form(amount="150")).status_code == 200  # percent over 100
-    assert staff.post(url, coupon_form(minimum_amount="50", maximum_amount="5")).status_code == 200
+    assert admin_client.post(url, coupon_form(code="save")).status_code == 200  # taken, any case
+    assert admin_client.post(url, coupon_form(amount="150")).status_code == 200  # percent over 100
+    assert (
+        admin_client.post(url, coupon_form(minimum_amount="50", maximum_amount="5")).status_code
+        == 200
+    )
     lamp = rows["lamp"].pk
     both = coupon_form(products=[lamp], excluded_products=[lamp])
-    assert staff.post(url, both).status_code == 200
+    assert admin_client.post(url, both).status_code == 200
     assert Coupon.objects.count() == 1
-    assert staff.post(url, coupon_form(code=" Fresh ")).status_code == 302
+    assert admin_client.post(url, coupon_form(code=" Fresh ")).status_code == 302
     assert Coupon.objects.filter(code="Fresh").exists()
 
 
-def test_a_used_coupon_is_not_deleted_from_the_admin(staff, rows):
+def test_a_used_coupon_is_not_deleted_from_the_admin(admin_client, rows):
     coupon = rows["coupon"]
-    staff.post(
+    admin_client.post(
         reverse("admin:store_coupons_coupon_changelist"),
         {"action": "delete_selected", "_selected_action": [coupon.pk], "post": "yes"},
     )
     assert Coupon.objects.filter(pk=coupon.pk).exists()
 
 
-def test_coupon_actions(staff, rows):
+def test_coupon_actions(admin_client, rows):
     coupon = rows["coupon"]
-    staff.post(
+    admin_client.post(
         reverse("admin:store_coupons_coupon_changelist"),
         {"action": "disable", "_selected_action": [coupon.pk]},
     )
     coupon.refresh_from_db()
     assert coupon.enabled is False
     use = CouponUse.objects.get()
-    staff.post(
+    admin_client.post(
         reverse("admin:store_coupons_couponuse_changelist"),
         {"action": "release", "_selected_action": [use.pk]},
     )
@@ -141,7 +141,7 @@ def test_coupon_actions(staff, rows):
     assert use.status == "released"
 
 
-def test_zone_locations_are_checked(staff):
+def test_zone_locations_are_checked(admin_client):
     url = reverse("admin:store_shipping_shippingzone_add")
     base = {
         "name": "Z",
@@ -152,22 +152,22 @@ def test_zone_locations_are_checked(staff):
         "methods-INITIAL_FORMS": "0",
         "locations-0-type": "country",
     }
-    assert staff.post(url, {**base, "locations-0-code": "XX"}).status_code == 200
+    assert admin_client.post(url, {**base, "locations-0-code": "XX"}).status_code == 200
     assert (
-        staff.post(
+        admin_client.post(
             url, {**base, "locations-0-type": "region", "locations-0-code": "GR:ZZ"}
         ).status_code
         == 200
     )
     assert (
-        staff.post(
+        admin_client.post(
             url, {**base, "locations-0-type": "postcode", "locations-0-code": "1*2"}
         ).status_code
         == 200
     )
     assert not ShippingZone.objects.exists()
     assert (
-        staff.post(
+        admin_client.post(
             url, {**base, "locations-0-type": "region", "locations-0-code": "gr-i"}
         ).status_code
         == 302
@@ -175,7 +175,7 @@ def test_zone_locations_are_checked(staff):
     assert ShippingZoneLocation.objects.get().code == "GR:I"
 
 
-def test_methods_are_checked(staff, rows):
+def test_methods_are_checked(admin_client, rows):
     url = reverse("admin:store_shipping_shippingmethod_add")
     base = {
         "zone": rows["zone"].pk,
@@ -196,17 +196,17 @@ def test_methods_are_checked(staff, rows):
         {"type": "flat_rate", "settings": '{"weight_rates": [{"max_weight": "5", "cost": "1"}]}'},
     ]
     for fields in bad:
-        assert staff.post(url, {**base, **fields}).status_code == 200, fields
+        assert admin_client.post(url, {**base, **fields}).status_code == 200, fields
     assert ShippingMethod.objects.count() == 1
     good = {
         "type": "weight_based",
         "settings": '{"weight_rates": [{"max_weight": "2", "cost": "4.00"}]}',
     }
-    assert staff.post(url, {**base, **good}).status_code == 302
+    assert admin_client.post(url, {**base, **good}).status_code == 302
     assert ShippingMethod.objects.count() == 2
 
 
-def test_tax_rates_are_checked(staff):
+def test_tax_rates_are_checked(admin_client):
     url = reverse("admin:store_tax_taxrate_add")
     base = {
         "tax_class": TaxClass.objects.get(slug="standard").pk,
@@ -218,18 +218,18 @@ def test_tax_rates_are_checked(staff):
         "postcodes": "",
         "region": "",
     }
-    assert staff.post(url, {**base, "country": "XX"}).status_code == 200
-    assert staff.post(url, {**base, "country": "GR", "region": "ZZ"}).status_code == 200
-    assert staff.post(url, {**base, "country": "GR", "rate": "101"}).status_code == 200
+    assert admin_client.post(url, {**base, "country": "XX"}).status_code == 200
+    assert admin_client.post(url, {**base, "country": "GR", "region": "ZZ"}).status_code == 200
+    assert admin_client.post(url, {**base, "country": "GR", "rate": "101"}).status_code == 200
     assert not TaxRate.objects.exists()
-    assert staff.post(url, {**base, "country": "gr", "region": "GR-I"}).status_code == 302
+    assert admin_client.post(url, {**base, "country": "gr", "region": "GR-I"}).status_code == 302
     rate = TaxRate.objects.get()
     assert (rate.country, rate.region, rate.rate) == ("GR", "I", Decimal("24"))
 
 
-def test_the_standard_tax_class_cannot_be_deleted(staff):
+def test_the_standard_tax_class_cannot_be_deleted(admin_client):
     standard = TaxClass.objects.get(slug="standard")
-    response = staff.get(reverse("admin:store_tax_taxclass_delete", args=[standard.pk]))
+    response = admin_client.get(reverse("admin:store_tax_taxclass_delete", args=[standard.pk]))
     assert response.status_code == 403
 
 

@@ -197,7 +197,7 @@ coupon_st = st.builds(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(
     raw_lines=lines_st,
     raw_coupons=st.lists(coupon_st, max_size=3),

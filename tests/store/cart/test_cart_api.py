@@ -7,9 +7,9 @@ import pytest
 from store.cart.models import Cart, CartItem
 from store.common import hooks
 from store.settings import services as settings_services
+from tests.fixtures.store import error
 from tests.store.cart.helpers import CART, add, cart_of, token_of
 from tests.store.catalog.factories import TermFactory, make_product, make_variant
-from tests.store.conftest import error
 from tests.store.media.factories import media_row
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ from store.cart.models import Cart, CartItem
 from store.cart.services import items as item_services
 from store.cart.services.session import cart_merge_on_login
 from tests.accounts.factories import UserFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.catalog.factories import make_product
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def test_simultaneous_adds_of_one_item_to_one_cart_make_one_line():

@@ -9,7 +9,7 @@ import pytest
 from django.urls import resolve
 
 import store.coupons.api as coupons_api
-from tests.store.conftest import API
+from tests.fixtures.store import API
 
 SHOPPER = ("apply", "remove", "applied", "validate")
 

@@ -14,8 +14,8 @@ from store.cart.models import Cart, CartCoupon, CartItem
 from store.common.cart_session import CART_COOKIE
 from store.settings import selectors as store_settings
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, basic_auth, error
 from tests.store.coupons.factories import make_coupon
 from tests.store.shipping.factories import make_method, make_zone
 

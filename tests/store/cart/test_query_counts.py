@@ -15,9 +15,9 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from store.cart.models import CartItem
+from tests.fixtures.store import API
 from tests.store.cart.helpers import CART, add, cart_of, max_sql_queries
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ from store.cart.models import Cart, CartCoupon, CartItem
 from store.cart.services.session import cart_merge_on_login
 from store.common.cart_session import CART_COOKIE
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth
 from tests.store.cart.helpers import CART, add, cart_of, token_of
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import basic_auth
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

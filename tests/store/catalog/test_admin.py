@@ -17,6 +17,7 @@ from store.catalog.models import (
     VariantAttribute,
 )
 from tests.admin_forms import csrf_client, form_errors, form_values, post_action, post_form
+from tests.fixtures.store import API
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -25,7 +26,6 @@ from tests.store.catalog.factories import (
     make_product,
     make_variant,
 )
-from tests.store.conftest import API
 
 pytestmark = pytest.mark.django_db
 

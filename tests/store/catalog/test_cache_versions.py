@@ -13,6 +13,7 @@ from store.catalog.services import products as product_services
 from store.catalog.services import variants as variant_services
 from store.inventory import services as inventory
 from store.settings import services as settings_services
+from tests.fixtures.store import API
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -22,7 +23,6 @@ from tests.store.catalog.factories import (
     make_product,
     make_variant,
 )
-from tests.store.conftest import API
 from tests.store.media.factories import media_row
 
 pytestmark = pytest.mark.django_db

@@ -1,8 +1,8 @@
 import pytest
 
 from store.catalog.models import Category
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import CategoryFactory, make_product
-from tests.store.conftest import API, error
 from tests.store.media.factories import media_row
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,6 @@
 import pytest
 
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -7,7 +8,6 @@ from tests.store.catalog.factories import (
     TermFactory,
     make_product,
 )
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

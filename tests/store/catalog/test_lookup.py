@@ -1,7 +1,7 @@
 import pytest
 
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import TermFactory, make_product, make_variant
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

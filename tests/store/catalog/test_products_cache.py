@@ -7,6 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from store.media import services as media_services
 from store.settings import services as settings_services
+from tests.fixtures.store import API
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -14,7 +15,6 @@ from tests.store.catalog.factories import (
     TermFactory,
     make_product,
 )
-from tests.store.conftest import API
 from tests.store.media.factories import media_row
 
 pytestmark = pytest.mark.django_db

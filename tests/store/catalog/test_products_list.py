@@ -5,6 +5,7 @@ from decimal import Decimal
 import pytest
 
 from store.settings import services as settings_services
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -13,7 +14,6 @@ from tests.store.catalog.factories import (
     make_product,
     make_variant,
 )
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

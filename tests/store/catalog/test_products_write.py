@@ -3,6 +3,7 @@
 import pytest
 
 from store.catalog.models import Product, ProductImage, Variant
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -12,7 +13,6 @@ from tests.store.catalog.factories import (
     make_product,
     make_variant,
 )
-from tests.store.conftest import API, error
 from tests.store.media.factories import media_row
 
 pytestmark = pytest.mark.django_db

@@ -5,6 +5,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tests.fixtures.store import API
 from tests.store.catalog.factories import (
     AttributeFactory,
     BrandFactory,
@@ -14,7 +15,6 @@ from tests.store.catalog.factories import (
     make_product,
     make_variant,
 )
-from tests.store.conftest import API
 from tests.store.media.factories import media_row
 
 pytestmark = pytest.mark.django_db

@@ -1,8 +1,8 @@
 import pytest
 
 from store.catalog.models import Product, Variant
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import AttributeFactory, TermFactory, make_product, make_variant
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,9 @@ from rest_framework.test import APIClient
 from store.catalog.models import Product
 from store.common.cart_session import CART_COOKIE
 from store.tax.models import TaxClass
+from tests.fixtures.store import API
 from tests.store.cart.helpers import add
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API
 from tests.store.shipping.factories import make_method, make_zone
 from tests.store.tax.factories import make_rate
 

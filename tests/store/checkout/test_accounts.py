@@ -8,9 +8,9 @@ from store.cart.models import Cart
 from store.checkout.models import Checkout
 from store.settings import services as settings_services
 from tests.accounts.factories import PASSWORD, UserFactory
+from tests.fixtures.store import API, error
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import CHECKOUT, started
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

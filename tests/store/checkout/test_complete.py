@@ -17,6 +17,7 @@ from store.orders.models import Order, Payment
 from store.payments.models import SandboxCharge
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import (
     CARD,
@@ -26,7 +27,6 @@ from tests.store.checkout.helpers import (
     start,
     started,
 )
-from tests.store.conftest import API, error
 from tests.store.coupons.factories import make_coupon
 from tests.store.customers.factories import CustomerFactory
 

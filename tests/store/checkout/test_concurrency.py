@@ -11,13 +11,13 @@ from store.coupons.models import Coupon, CouponUse
 from store.inventory.models import StockMovement
 from store.orders.models import Order, Payment
 from store.payments.models import SandboxCharge
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
+from tests.fixtures.store import API
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import DECLINED, Shop, complete, cookie_of, start
-from tests.store.conftest import API
 from tests.store.coupons.factories import make_coupon
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def same_session(client: APIClient) -> APIClient:

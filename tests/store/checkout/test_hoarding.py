@@ -21,9 +21,9 @@ from store.settings import selectors as store_settings
 from store.settings import services as settings_services
 from store.settings.models import SettingsSection
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, error
 from tests.store.catalog.factories import make_product
 from tests.store.checkout.helpers import CHECKOUT, details
-from tests.store.conftest import API, basic_auth, error
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ from store.inventory.models import StockMovement
 from store.orders import services as order_services
 from store.orders.models import Order
 from store.settings import services as settings_services
+from tests.fixtures.store import API, error
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import CHECKOUT, DECLINED, complete, start, started
-from tests.store.conftest import API, error
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

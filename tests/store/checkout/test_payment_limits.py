@@ -7,9 +7,9 @@ from django.test import Client
 from store.checkout.models import Checkout
 from store.orders.models import Order
 from store.settings import services as settings_services
+from tests.fixtures.store import API, error
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import ADDRESS, CHECKOUT, DECLINED, complete, start, started
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

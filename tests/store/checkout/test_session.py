@@ -4,9 +4,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from store.checkout.models import Checkout
+from tests.fixtures.store import error
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import CHECKOUT, complete, cookie_of, started
-from tests.store.conftest import error
 
 pytestmark = pytest.mark.django_db
 

@@ -3,9 +3,9 @@
 import pytest
 
 from store.settings import services as settings_services
+from tests.fixtures.store import API
 from tests.store.cart.helpers import add
 from tests.store.checkout.helpers import CHECKOUT
-from tests.store.conftest import API
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

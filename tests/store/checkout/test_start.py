@@ -8,9 +8,9 @@ from store.checkout.models import Checkout
 from store.coupons.models import CouponUse
 from store.inventory.models import StockMovement
 from store.settings import services as settings_services
+from tests.fixtures.store import API, error
 from tests.store.cart.helpers import CART, add, cart_of
 from tests.store.checkout.helpers import ADDRESS, CHECKOUT, details, start, started
-from tests.store.conftest import API, error
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

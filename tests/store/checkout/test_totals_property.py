@@ -8,7 +8,7 @@ import itertools
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from store.cart.services import coupons as cart_coupons
@@ -43,9 +43,7 @@ def shop(db):
     return shop
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=40)
 @given(lines=st.lists(LINE, min_size=1, max_size=4), coupon=COUPON, inclusive=st.booleans())
 def test_the_order_carries_the_carts_totals(shop, lines, coupon, inclusive):
     settings_services.settings_update(section="tax", values={"prices_include_tax": inclusive})

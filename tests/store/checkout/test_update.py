@@ -5,9 +5,9 @@ import pytest
 from store.cart.models import Cart
 from store.checkout.models import Checkout
 from store.inventory.models import StockMovement
+from tests.fixtures.store import error
 from tests.store.cart.helpers import CART, cart_of
 from tests.store.checkout.helpers import ADDRESS, CHECKOUT, complete, started
-from tests.store.conftest import error
 from tests.store.shipping.factories import make_method, make_zone
 from tests.store.tax.factories import make_rate
 

@@ -7,9 +7,9 @@ from rest_framework.test import APIClient
 from store.cart.models import Cart
 from store.orders.models import Order
 from store.settings import services as settings_services
+from tests.fixtures.store import API, basic_auth
 from tests.store.cart.helpers import CART, add, cart_of
 from tests.store.checkout.helpers import ADDRESS, CHECKOUT, complete, start, started
-from tests.store.conftest import API, basic_auth
 from tests.store.shipping.factories import make_method, make_zone
 from tests.store.tax.factories import make_rate
 

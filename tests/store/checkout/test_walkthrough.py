@@ -12,10 +12,13 @@ from rest_framework.test import APIClient
 from store.catalog.models import Product
 from store.settings import selectors as store_settings
 from store.shipping.models import ShippingMethod
+from tests.fixtures.store import API
 from tests.store.checkout.helpers import ADDRESS, CARD
-from tests.store.conftest import API
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.sqlite_only,
+]  # a walk-through of `make run`: one pass
 
 
 def test_the_readme_walk_through(settings, django_capture_on_commit_callbacks):

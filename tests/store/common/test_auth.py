@@ -11,7 +11,7 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from store.common import cart_session
 from store.common.nonce import TICK_SECONDS
-from tests.store.conftest import API, basic_auth, error, grant
+from tests.fixtures.store import API, basic_auth, error, grant
 
 pytestmark = pytest.mark.django_db
 

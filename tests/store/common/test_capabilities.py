@@ -14,8 +14,8 @@ from store.common.capabilities import (
 from store.common.permissions import LOGGED_IN, PUBLIC, StoreAccess
 from store.common.views import StoreViewMixin
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from django.test import Client
 
 from common.api.errors import style_for_path
 from store.common.errors import StoreErrorStyle
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 
 pytestmark = pytest.mark.django_db
 

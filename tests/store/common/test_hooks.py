@@ -5,8 +5,8 @@ from decimal import Decimal
 import pytest
 
 from store.common import hooks
+from tests.fixtures.store import API
 from tests.store.catalog.factories import CategoryFactory, make_product
-from tests.store.conftest import API
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from store.coupons import services
 from store.coupons.models import Coupon
 from store.coupons.selectors import Customer
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error, grant
 from tests.store.catalog.factories import CategoryFactory, make_product
-from tests.store.conftest import API, error, grant
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

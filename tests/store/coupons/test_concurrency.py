@@ -7,10 +7,10 @@ from common.errors import ServiceError
 from store.coupons import services
 from store.coupons.models import Coupon, CouponUse
 from store.coupons.selectors import Customer
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.coupons.factories import make_coupon
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def checkout(reference: str, customer: Customer, codes=("ONCE",)):

@@ -12,9 +12,9 @@ from store.cart.models import CartCoupon
 from store.coupons import services
 from store.coupons.models import CouponUse
 from store.coupons.selectors import Customer
+from tests.fixtures.store import API, error
 from tests.store.cart.helpers import CART, add, cart_of
 from tests.store.catalog.factories import CategoryFactory, make_product
-from tests.store.conftest import API, error
 from tests.store.coupons.factories import make_coupon
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 import pytest
 
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import grant
+from tests.fixtures.store import grant
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import io
 
 from pypdf import PdfReader
 
-from tests.store.conftest import API
+from tests.fixtures.store import API
 from tests.store.orders.factories import line, make_order, stocked
 
 ATHENS = {

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from store.courier.models import Voucher
 from store.courier.providers.acs import split_street
-from tests.store.conftest import error
+from tests.fixtures.store import error
 from tests.store.courier.helpers import COURIER, order_to_ship, order_url, pdf_text
 
 pytestmark = pytest.mark.django_db

@@ -11,20 +11,14 @@ from common import pdf as common_pdf
 from store.courier import labels
 from store.courier.models import Voucher
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import redis_cache, redis_server, timed  # noqa: F401
-from tests.store.conftest import basic_auth, grant
 from tests.store.courier.helpers import ATHENS, COURIER, order_to_ship, order_url, pdf_text
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_the_admin_lists_vouchers_and_cancels_through_the_services(staff, shipping_client):
+def test_the_admin_lists_vouchers_and_cancels_through_the_services(admin_client, shipping_client):
     numbers = [
         shipping_client.post(
             f"{COURIER}/sandbox/create-voucher", {"recipient": ATHENS}, format="json"
@@ -32,18 +26,25 @@ def test_the_admin_lists_vouchers_and_cancels_through_the_services(staff, shippi
         for _ in range(2)
     ]
     changelist = reverse("admin:store_courier_voucher_changelist")
-    assert staff.get(changelist).status_code == 200
+    assert admin_client.get(changelist).status_code == 200
     voucher = Voucher.objects.get(number=numbers[0])
-    page = staff.get(reverse("admin:store_courier_voucher_change", args=[voucher.pk]))
+    page = admin_client.get(reverse("admin:store_courier_voucher_change", args=[voucher.pk]))
     assert page.status_code == 200
     assert numbers[0] in page.content.decode()
-    assert staff.get(reverse("admin:store_courier_voucher_add")).status_code == 403
-    assert staff.get(reverse("admin:store_courier_courieraccount_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:store_courier_voucher_add")).status_code == 403
+    assert (
+        admin_client.get(reverse("admin:store_courier_courieraccount_changelist")).status_code
+        == 200
+    )
     ids = list(Voucher.objects.values_list("pk", flat=True))
-    response = staff.post(changelist, {"action": "cancel", "_selected_action": ids}, follow=True)
+    response = admin_client.post(
+        changelist, {"action": "cancel", "_selected_action": ids}, follow=True
+    )
     assert response.status_code == 200
     assert set(Voucher.objects.values_list("status", flat=True)) == {"cancelled"}
-    again = staff.post(changelist, {"action": "cancel", "_selected_action": ids}, follow=True)
+    again = admin_client.post(
+        changelist, {"action": "cancel", "_selected_action": ids}, follow=True
+    )
     assert "already cancelled" in again.content.decode()
 
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from common.models import OutboxMessage
 from store.courier import services
 from store.courier.models import CourierAccount, Voucher
+from tests.fixtures.store import error
 from tests.outbox import broker_down
-from tests.store.conftest import error
 from tests.store.courier.helpers import ATHENS, COURIER, order_to_ship, pdf_text
 
 pytestmark = pytest.mark.django_db
@@ -165,7 +165,7 @@ def test_settings_keep_credentials_encrypted_and_masked(shipping_client):
                 "enabled": True,
                 "default_weight": "0.5",
                 "sender": {"company": "Shop", "city": "Patra", "country": "gr"},
-                "credentials": {"api_key": secret, "company_id": "c1", "user_id": "u"},
+                "credentials": {"api_key": secret, "company_id": "c1:acs", "user_id": "u"},
             }
         },
         format="json",
@@ -183,7 +183,8 @@ def test_settings_keep_credentials_encrypted_and_masked(shipping_client):
     assert secret not in response.content.decode()
     stored = bytes(CourierAccount.objects.get(provider="acs").credentials)
     assert secret.encode() not in stored
-    assert b"c1" not in stored
+    # a Fernet token is URL-safe base64, where ":" never appears: only the plain value could
+    assert b"c1:acs" not in stored
     # the masked value sent back changes nothing; "" removes one
     shipping_client.put(
         f"{COURIER}/settings",
@@ -193,7 +194,7 @@ def test_settings_keep_credentials_encrypted_and_masked(shipping_client):
     from store.courier import secrets, selectors
 
     kept = secrets.unseal(selectors.account_of("acs").credentials)
-    assert kept == {"api_key": secret, "company_id": "c1"}
+    assert kept == {"api_key": secret, "company_id": "c1:acs"}
     error(
         shipping_client.patch(
             f"{COURIER}/settings", {"acs": {"sender": {"country": "XX"}}}, format="json"

@@ -15,7 +15,7 @@ from store.courier.models import Voucher
 from store.orders import services as order_services
 from store.orders.models import OrderStatusChange, Shipment
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import error, grant
+from tests.fixtures.store import error, grant
 from tests.store.courier.helpers import ATHENS, order_to_ship, order_url, pdf_text
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from accounts.models import AppPassword, User
 from store.customers import services
 from store.customers.models import Customer, CustomerAddress
 from tests.accounts.factories import PASSWORD, UserFactory
-from tests.store.conftest import API, basic_auth, error
+from tests.fixtures.store import API, basic_auth, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 

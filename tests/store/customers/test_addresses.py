@@ -5,7 +5,7 @@ import pytest
 
 from store.customers.models import CustomerAddress
 from store.customers.services import ADDRESS_LIMIT
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.customers.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db

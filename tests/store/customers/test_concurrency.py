@@ -6,10 +6,10 @@ import pytest
 from common.errors import ServiceError
 from store.customers import services
 from store.customers.models import CustomerAddress
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.customers.factories import CustomerFactory
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 ATHENS = {
     "first_name": "Ana",

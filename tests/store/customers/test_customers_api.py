@@ -9,7 +9,7 @@ from django.utils import timezone
 from store.customers.models import Customer, CustomerAddress
 from store.orders.models import Order
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, error, grant
+from tests.fixtures.store import API, error, grant
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from store.customers.models import CustomerAddress
 from store.orders.models import Order
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 

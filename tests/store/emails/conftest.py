@@ -1,7 +1,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from tests.store.conftest import basic_auth
+from tests.fixtures.store import basic_auth
 from tests.store.emails.helpers import mailer
 
 

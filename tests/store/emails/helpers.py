@@ -11,7 +11,7 @@ from django.test import Client
 from store.catalog.models import Product
 from store.emails.models import SentEmail
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, basic_auth, grant
+from tests.fixtures.store import API, basic_auth, grant
 from tests.store.orders.factories import line, make_order, stocked
 
 EMAILS = f"{API}/emails"

@@ -18,8 +18,8 @@ from store.customers.services import customer_for_user
 from store.emails.models import SentEmail
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API
 from tests.store.checkout.helpers import Shop, complete, started
-from tests.store.conftest import API
 from tests.store.emails.helpers import ALL_TYPES, EMAILS, ORDER_TYPES, TEMPLATES, an_order
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.core import mail
 from store.emails.models import EmailTemplate, SentEmail
 from store.settings import services as settings_services
 from store.settings.models import SettingsSection
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.emails.helpers import (
     ACCOUNT_TYPES,
     ALL_TYPES,

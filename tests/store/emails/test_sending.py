@@ -21,8 +21,8 @@ from store.orders.choices import OrderSource
 from store.orders.models import OrderStatusChange
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API
 from tests.store.checkout.helpers import Shop, complete, started
-from tests.store.conftest import API
 from tests.store.emails.helpers import TEMPLATES, an_order, log
 
 pytestmark = pytest.mark.django_db

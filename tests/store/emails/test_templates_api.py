@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from store.emails.models import EmailTemplate
 from store.settings.models import SettingsSection
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import basic_auth, error, grant
+from tests.fixtures.store import basic_auth, error, grant
 from tests.store.emails.helpers import (
     ACCOUNT_TYPES,
     ALL_TYPES,

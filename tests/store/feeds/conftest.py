@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 from store.catalog.models import Product
 from store.feeds import services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, grant
 from tests.store.catalog.factories import BrandFactory, CategoryFactory, add_gallery, make_product
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.media.factories import media_row
 
 FEEDS = f"{API}/marketplace/feeds"

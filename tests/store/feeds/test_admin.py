@@ -14,23 +14,20 @@ from tests.store.catalog.factories import CategoryFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_pages_render(staff):
+def test_pages_render(admin_client):
     feed = services.feed_ensure("skroutz")
     lamps = CategoryFactory()
     services.mapping_set(marketplace="google", entries={str(lamps.pk): "594"}, replace=True)
     mapping = CategoryMapping.objects.get()
-    assert staff.get(reverse("admin:store_feeds_feed_changelist")).status_code == 200
-    assert staff.get(reverse("admin:store_feeds_feed_change", args=[feed.pk])).status_code == 200
-    assert staff.get(reverse("admin:store_feeds_feed_add")).status_code == 403
+    assert admin_client.get(reverse("admin:store_feeds_feed_changelist")).status_code == 200
+    assert (
+        admin_client.get(reverse("admin:store_feeds_feed_change", args=[feed.pk])).status_code
+        == 200
+    )
+    assert admin_client.get(reverse("admin:store_feeds_feed_add")).status_code == 403
     for name, args in (("changelist", []), ("add", []), ("change", [mapping.pk])):
         url = reverse(f"admin:store_feeds_categorymapping_{name}", args=args)
-        assert staff.get(url).status_code == 200
+        assert admin_client.get(url).status_code == 200
 
 
 def feed_form(**values) -> dict:
@@ -47,27 +44,27 @@ def feed_form(**values) -> dict:
     return {k: v for k, v in form.items() if v is not None}
 
 
-def test_feed_settings_go_through_the_service(staff):
+def test_feed_settings_go_through_the_service(admin_client):
     feed = services.feed_ensure("skroutz")
     change = reverse("admin:store_feeds_feed_change", args=[feed.pk])
-    refused = staff.post(change, feed_form(availability_in_stock="Soon"))
+    refused = admin_client.post(change, feed_form(availability_in_stock="Soon"))
     assert refused.status_code == 200
     assert "availability_in_stock" in refused.context["adminform"].form.errors
     feed.refresh_from_db()
     assert not feed.enabled
-    assert staff.post(change, feed_form(shipping_country="gr")).status_code == 302
+    assert admin_client.post(change, feed_form(shipping_country="gr")).status_code == 302
     feed.refresh_from_db()
     assert feed.enabled
     assert feed.shipping_country == "GR"
 
 
-def test_generate_and_rotate_actions(staff, django_capture_on_commit_callbacks):
+def test_generate_and_rotate_actions(admin_client, django_capture_on_commit_callbacks):
     services.feed_update(marketplace="google", fields={"enabled": True})
     off = services.feed_ensure("skroutz")
     google = Feed.objects.get(marketplace="google")
     changelist = reverse("admin:store_feeds_feed_changelist")
     with django_capture_on_commit_callbacks(execute=False):
-        response = staff.post(
+        response = admin_client.post(
             changelist,
             {"action": "generate", "_selected_action": [google.pk, off.pk]},
             follow=True,
@@ -77,28 +74,30 @@ def test_generate_and_rotate_actions(staff, django_capture_on_commit_callbacks):
     assert "Enable the feed before generating it." in text
     assert OutboxMessage.objects.filter(task="store_feeds.generate").count() == 1
     old = google.token
-    staff.post(changelist, {"action": "rotate_token", "_selected_action": [google.pk]})
+    admin_client.post(changelist, {"action": "rotate_token", "_selected_action": [google.pk]})
     google.refresh_from_db()
     assert google.token != old
 
 
-def test_mappings_go_through_the_service(staff):
+def test_mappings_go_through_the_service(admin_client):
     lamps = CategoryFactory()
     add = reverse("admin:store_feeds_categorymapping_add")
-    refused = staff.post(add, {"marketplace": "google", "category": lamps.pk, "value": "A >  > B"})
+    refused = admin_client.post(
+        add, {"marketplace": "google", "category": lamps.pk, "value": "A >  > B"}
+    )
     assert refused.status_code == 200
     assert refused.context["adminform"].form.errors
     assert not CategoryMapping.objects.exists()
     form = {"marketplace": "google", "category": lamps.pk, "value": "Home >  Lamps"}
-    assert staff.post(add, form).status_code == 302
+    assert admin_client.post(add, form).status_code == 302
     mapping = CategoryMapping.objects.get()
     assert mapping.value == "Home > Lamps"
     change = reverse("admin:store_feeds_categorymapping_change", args=[mapping.pk])
-    assert staff.post(change, {"value": "594"}).status_code == 302
+    assert admin_client.post(change, {"value": "594"}).status_code == 302
     mapping.refresh_from_db()
     assert mapping.value == "594"
     delete = reverse("admin:store_feeds_categorymapping_delete", args=[mapping.pk])
-    assert staff.post(delete, {"post": "yes"}).status_code == 302
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
     assert not CategoryMapping.objects.exists()
 
 
@@ -119,14 +118,14 @@ def test_the_generate_feeds_command(capsys):
     assert OutboxMessage.objects.filter(task="store_feeds.generate").count() == 1
 
 
-def test_a_feed_is_never_added_or_deleted_not_even_by_a_forged_request(staff, rf):
+def test_a_feed_is_never_added_or_deleted_not_even_by_a_forged_request(admin_client, rf):
     from django.contrib import admin as django_admin
 
     from common.errors import ServiceError
 
     feed = services.feed_ensure("google")
     delete = reverse("admin:store_feeds_feed_delete", args=[feed.pk])
-    assert staff.post(delete, {"post": "yes"}).status_code == 403
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
     model_admin = django_admin.site._registry[Feed]
     request = rf.get("/")
     assert model_admin.has_add_permission(request) is False

@@ -12,8 +12,8 @@ from django.utils.http import http_date
 from common.models import OutboxMessage
 from store.feeds import services
 from store.feeds.models import Feed
+from tests.fixtures.store import API, basic_auth, error
 from tests.store.catalog.factories import BrandFactory, CategoryFactory
-from tests.store.conftest import API, basic_auth, error
 from tests.store.feeds.conftest import (
     FEEDS,
     complete_product,

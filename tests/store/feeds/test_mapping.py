@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from store.feeds.models import CategoryMapping
+from tests.fixtures.store import error
 from tests.store.catalog.factories import CategoryFactory
-from tests.store.conftest import error
 from tests.store.feeds.conftest import MAPPING
 
 pytestmark = pytest.mark.django_db

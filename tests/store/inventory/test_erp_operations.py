@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 from django.db.models import Sum
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.errors import ServiceError
@@ -418,11 +418,7 @@ def run(step, items, warehouses) -> None:
         )
 
 
-@settings(
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(max_examples=20)
 @given(steps=OPERATIONS)
 def test_stock_always_equals_the_ledger_sum(steps):
     shirt = make_product(title="Shirt", type="variable")

@@ -9,8 +9,8 @@ from store.catalog.models import Product, Variant
 from store.inventory import selectors, services
 from store.inventory.choices import MovementReason
 from store.inventory.models import StockLevel, StockMovement
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import TermFactory, make_product, make_variant
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

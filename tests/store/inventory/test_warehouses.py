@@ -98,45 +98,43 @@ def test_deactivating_and_activating_moves_the_totals():
 # --- Admin --------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_stock_levels_and_movements_are_read_only_in_the_admin(staff):
+def test_stock_levels_and_movements_are_read_only_in_the_admin(admin_client):
     make_product(title="Lamp", stock_quantity=3)
     level, movement = StockLevel.objects.get(), StockMovement.objects.get()
     for model, obj in ((StockLevel, level), (StockMovement, movement)):
         name = model._meta.model_name
-        assert staff.get(reverse(f"admin:store_inventory_{name}_changelist")).status_code == 200
+        assert (
+            admin_client.get(reverse(f"admin:store_inventory_{name}_changelist")).status_code == 200
+        )
         change = reverse(f"admin:store_inventory_{name}_change", args=[obj.pk])
-        page = staff.get(change)
+        page = admin_client.get(change)
         assert page.status_code == 200
-        assert staff.get(reverse(f"admin:store_inventory_{name}_add")).status_code == 403
+        assert admin_client.get(reverse(f"admin:store_inventory_{name}_add")).status_code == 403
     movement_change = reverse("admin:store_inventory_stockmovement_change", args=[movement.pk])
-    assert b"_save" not in staff.get(movement_change).content
-    assert staff.post(movement_change, {"quantity": 99}).status_code == 403
+    assert b"_save" not in admin_client.get(movement_change).content
+    assert admin_client.post(movement_change, {"quantity": 99}).status_code == 403
     # A level's reorder settings are editable (issue 14, through the service); its quantity not.
-    staff.post(
+    admin_client.post(
         reverse("admin:store_inventory_stocklevel_change", args=[level.pk]), {"quantity": 99}
     )
     level.refresh_from_db()
     assert level.quantity == 3
 
 
-def test_warehouses_in_the_admin_go_through_the_services(staff):
+def test_warehouses_in_the_admin_go_through_the_services(admin_client):
     add = reverse("admin:store_inventory_warehouse_add")
-    response = staff.post(add, {"name": "Depot", "code": "", "priority": 5, "is_active": "on"})
+    response = admin_client.post(
+        add, {"name": "Depot", "code": "", "priority": 5, "is_active": "on"}
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     depot = Warehouse.objects.get(name="Depot")
     assert depot.code == "depot"
     changelist = reverse("admin:store_inventory_warehouse_changelist")
-    staff.post(changelist, {"action": "make_default", "_selected_action": [depot.pk]})
+    admin_client.post(changelist, {"action": "make_default", "_selected_action": [depot.pk]})
     depot.refresh_from_db()
     assert depot.is_default is True
     # The default refuses deactivation; the admin reports it instead of failing.
-    response = staff.post(
+    response = admin_client.post(
         changelist, {"action": "deactivate", "_selected_action": [depot.pk]}, follow=True
     )
     assert b"cannot be deactivated" in response.content

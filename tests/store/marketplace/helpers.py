@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from store.marketplace import services
 from store.marketplace.providers.base import sign
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, basic_auth, grant
+from tests.fixtures.store import API, basic_auth, grant
 
 SECRET = "a-webhook-secret-of-some-length"
 WEBHOOK = f"{API}/marketplace/webhook"

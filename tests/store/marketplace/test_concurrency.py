@@ -7,11 +7,11 @@ import pytest
 from store.marketplace import services
 from store.marketplace.models import MarketplaceCall, MarketplaceEvent, MarketplaceOrder
 from store.orders.models import Order
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.marketplace.helpers import deliver, enable, generic_event, skroutz_event
 from tests.store.orders.factories import stock_of, stocked
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 @pytest.fixture

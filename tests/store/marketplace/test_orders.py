@@ -10,8 +10,8 @@ from store.marketplace import services
 from store.marketplace.models import MarketplaceCall, MarketplaceEvent, MarketplaceOrder
 from store.orders.models import Order, Shipment
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error, grant
 from tests.store.catalog.factories import AttributeFactory, TermFactory, make_variant
-from tests.store.conftest import API, error, grant
 from tests.store.marketplace.helpers import (
     deliver,
     enable,

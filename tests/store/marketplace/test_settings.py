@@ -7,7 +7,7 @@ from django.test import Client
 
 from store.marketplace.models import MarketplaceAccount
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, error, grant
+from tests.fixtures.store import API, error, grant
 from tests.store.marketplace.helpers import SECRET, deliver, skroutz_event, staff
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from common.models import OutboxMessage
 from store.marketplace.models import EventStatus, MarketplaceEvent, MarketplaceOrder
 from store.marketplace.providers.base import sign
 from store.orders.models import Order
-from tests.store.conftest import error
+from tests.fixtures.store import error
 from tests.store.marketplace.helpers import (
     SECRET,
     WEBHOOK,

@@ -3,8 +3,8 @@ from django.core.files.storage import default_storage
 
 from store.media.models import MediaImage
 from store.settings import services as settings_services
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, error
 from tests.store.media.factories import image_bytes, upload
 
 pytestmark = pytest.mark.django_db

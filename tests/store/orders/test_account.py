@@ -7,7 +7,7 @@ from store.customers import services as customer_services
 from store.orders import services
 from store.orders.choices import TRANSITIONS
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 

@@ -19,12 +19,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def order():
     lamp = stocked(title="Desk lamp", sku="LAMP-A", stock=10)
     order = make_order(line(lamp, 2), customer=CustomerFactory(email="ana@example.com"))
@@ -36,41 +30,43 @@ def order():
 @pytest.mark.parametrize(
     "model", [Order, Customer, Warehouse, StockLevel, StockMovement], ids=lambda m: m.__name__
 )
-def test_changelists_search_and_change_pages(staff, order, model):
+def test_changelists_search_and_change_pages(admin_client, order, model):
     meta = model._meta
     changelist = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
-    assert staff.get(changelist).status_code == 200
-    assert staff.get(changelist, {"q": "a"}).status_code == 200
+    assert admin_client.get(changelist).status_code == 200
+    assert admin_client.get(changelist, {"q": "a"}).status_code == 200
     obj = model.objects.first()
     assert (
-        staff.get(
+        admin_client.get(
             reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
         ).status_code
         == 200
     )
 
 
-def test_the_order_page_shows_items_payments_shipments_and_history(staff, order):
-    html = staff.get(reverse("admin:store_orders_order_change", args=[order.pk])).content.decode()
+def test_the_order_page_shows_items_payments_shipments_and_history(admin_client, order):
+    html = admin_client.get(
+        reverse("admin:store_orders_order_change", args=[order.pk])
+    ).content.decode()
     for text in ("Desk lamp", "LAMP-A", "tx-9", "TRK-1", "2 x item", "partially_paid"):
         assert text in html, text
 
 
-def test_orders_are_not_added_in_the_admin(staff):
-    assert staff.get(reverse("admin:store_orders_order_add")).status_code == 403
+def test_orders_are_not_added_in_the_admin(admin_client):
+    assert admin_client.get(reverse("admin:store_orders_order_add")).status_code == 403
 
 
-def test_status_actions_go_through_the_services(staff, order):
+def test_status_actions_go_through_the_services(admin_client, order):
     lamp = Product.objects.get(sku="LAMP-A")
     url = reverse("admin:store_orders_order_changelist")
     with on_commit():
-        staff.post(url, {"action": "mark_cancelled", "_selected_action": [order.pk]})
+        admin_client.post(url, {"action": "mark_cancelled", "_selected_action": [order.pk]})
     order.refresh_from_db()
     assert order.status == "cancelled"
     assert stock_of(lamp) == 10
     change = OrderStatusChange.objects.filter(order=order, field="status").last()
     assert (change.to_value, change.source) == ("cancelled", "admin")
-    response = staff.post(
+    response = admin_client.post(
         url, {"action": "mark_completed", "_selected_action": [order.pk]}, follow=True
     )
     assert "cannot move from cancelled to completed" in response.content.decode()
@@ -118,14 +114,14 @@ def test_the_address_fields_follow_the_stores_one_address_rule(admin_user, order
     assert order.billing_address == {"country": "GR", "state": "I"}
 
 
-def test_deleting_in_the_admin_gives_the_stock_back(staff, order):
+def test_deleting_in_the_admin_gives_the_stock_back(admin_client, order):
     lamp = Product.objects.get(sku="LAMP-A")
     url = reverse("admin:store_orders_order_delete", args=[order.pk])
-    assert staff.post(url, {"post": "yes"}).status_code == 302
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
     assert not Order.objects.exists()
     assert stock_of(lamp) == 10
     other = make_order(line(lamp, 3))
-    staff.post(
+    admin_client.post(
         reverse("admin:store_orders_order_changelist"),
         {"action": "delete_selected", "_selected_action": [other.pk], "post": "yes"},
     )
@@ -133,13 +129,15 @@ def test_deleting_in_the_admin_gives_the_stock_back(staff, order):
     assert stock_of(lamp) == 10
 
 
-def test_customers_in_the_admin(staff):
+def test_customers_in_the_admin(admin_client):
     url = reverse("admin:store_customers_customer_add")
     no_addresses = {"addresses-TOTAL_FORMS": "0", "addresses-INITIAL_FORMS": "0"}
-    response = staff.post(url, {"email": "New@Example.com", "first_name": "N", **no_addresses})
+    response = admin_client.post(
+        url, {"email": "New@Example.com", "first_name": "N", **no_addresses}
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Customer.objects.get().email == "new@example.com"
-    assert staff.post(url, {"email": "NEW@example.com", **no_addresses}).status_code == 200
+    assert admin_client.post(url, {"email": "NEW@example.com", **no_addresses}).status_code == 200
     assert Customer.objects.count() == 1
 
 
@@ -180,28 +178,30 @@ def _product_form(product, **values):
     return data
 
 
-def test_the_product_form_sets_stock_through_the_inventory(staff):
+def test_the_product_form_sets_stock_through_the_inventory(admin_client):
     lamp = stocked(title="Lamp", stock=5)
     url = reverse("admin:store_catalog_product_change", args=[lamp.pk])
-    assert staff.post(url, _product_form(lamp, stock_quantity="8")).status_code == 302
+    assert admin_client.post(url, _product_form(lamp, stock_quantity="8")).status_code == 302
     assert stock_of(lamp) == 8
     last = StockMovement.objects.filter(product=lamp).order_by("id").last()
     assert (last.quantity, last.reason, last.reference_type) == (3, "manual_adjustment", "product")
 
 
-def test_a_stale_product_form_does_not_overwrite_stock_taken_meanwhile(staff):
+def test_a_stale_product_form_does_not_overwrite_stock_taken_meanwhile(admin_client):
     lamp = stocked(title="Lamp", stock=5)
     form = _product_form(lamp, title="Desk lamp")  # the page as it was loaded: 5
     make_order(line(lamp, 2))  # meanwhile an order takes 2
     assert (
-        staff.post(reverse("admin:store_catalog_product_change", args=[lamp.pk]), form).status_code
+        admin_client.post(
+            reverse("admin:store_catalog_product_change", args=[lamp.pk]), form
+        ).status_code
         == 302
     )
     lamp.refresh_from_db()
     assert (lamp.title, lamp.stock_quantity) == ("Desk lamp", 3)
 
 
-def test_the_variant_inline_sets_stock_through_the_inventory(staff):
+def test_the_variant_inline_sets_stock_through_the_inventory(admin_client):
     shirt = make_product(title="Shirt", type="variable", regular_price="10.00")
     variant = make_variant(shirt, TermFactory(), stock_quantity=1)
     data = _product_form(shirt, stock_quantity="1")
@@ -223,7 +223,9 @@ def test_the_variant_inline_sets_stock_through_the_inventory(staff):
             "variants-0-sort_order": "0",
         }
     )
-    response = staff.post(reverse("admin:store_catalog_product_change", args=[shirt.pk]), data)
+    response = admin_client.post(
+        reverse("admin:store_catalog_product_change", args=[shirt.pk]), data
+    )
     assert response.status_code == 302, response.content.decode()[:3000]
     assert stock_of(variant) == 6
     assert stock_of(shirt) == 6

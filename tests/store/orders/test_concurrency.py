@@ -12,10 +12,10 @@ from store.catalog.services import products as product_services
 from store.inventory.models import StockMovement
 from store.orders import services, tasks
 from store.orders.models import Order
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.orders.factories import line, make_order, stock_of, stocked
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def ledger_total(product) -> int:

@@ -9,8 +9,8 @@ from store.inventory.models import StockMovement
 from store.orders.models import Order, OrderItem
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import AttributeFactory, TermFactory, make_product, make_variant
-from tests.store.conftest import API, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, stock_of, stocked
 
@@ -336,7 +336,7 @@ def test_order_numbers_are_unique_and_follow_the_ids(manager_client):
 
 
 def test_create_needs_the_orders_capability(anon, customer_client, store_client):
-    from tests.store.conftest import grant
+    from tests.fixtures.store import grant
 
     lamp = stocked()
     body = {"items": [line(lamp)]}

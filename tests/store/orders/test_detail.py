@@ -6,7 +6,7 @@ from common.errors import ServiceError
 from store.inventory.models import StockMovement
 from store.orders import services
 from store.orders.models import Order, OrderItem, OrderStatusChange, Payment, Shipment
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
 

@@ -13,8 +13,8 @@ from store.checkout import tasks as checkout_tasks
 from store.orders import services
 from store.orders.models import Order, Payment
 from tests.admin_forms import csrf_client, post_action, post_form
+from tests.fixtures.store import API
 from tests.store.checkout.helpers import DECLINED, Shop, complete, started
-from tests.store.conftest import API
 from tests.store.orders.factories import line, make_order, on_commit, stocked
 
 pytestmark = pytest.mark.django_db

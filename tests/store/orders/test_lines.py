@@ -5,7 +5,7 @@ import pytest
 
 from store.orders import services
 from store.orders.models import OrderItem, Payment, Shipment
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
 
 pytestmark = pytest.mark.django_db

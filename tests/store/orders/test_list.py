@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from store.orders import services
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 
@@ -271,7 +271,7 @@ def test_my_orders_list_is_bounded_too(store_client, django_assert_max_num_queri
 # --- PostgreSQL writes the entries (common.pg_json): the same answer as the Python rows -------
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the JSON path is PostgreSQL's")
+@pytest.mark.postgresql_only  # the JSON path is PostgreSQL's
 def test_postgresql_entries_are_the_python_rows_entries(manager_client, customer):
     from store.orders import selectors
     from store.orders.api import serializers as s

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from store.inventory.models import StockMovement
 from store.orders import selectors, services
-from tests.store.conftest import API
+from tests.fixtures.store import API
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
 
@@ -94,7 +94,7 @@ def test_a_status_change_with_its_stock_effect_does_not_grow_with_the_lines(mana
     assert StockMovement.objects.count() > 60
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram indexes are PostgreSQL's")
+@pytest.mark.postgresql_only  # trigram indexes are PostgreSQL's
 @pytest.mark.parametrize(
     ("term", "indexes"),
     [
@@ -122,7 +122,7 @@ def test_the_search_runs_on_indexes(term, indexes):
         assert f"Seq Scan on {table}" not in plan, plan
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram indexes are PostgreSQL's")
+@pytest.mark.postgresql_only  # trigram indexes are PostgreSQL's
 def test_the_customer_part_of_the_search_has_its_trigram_indexes():
     from store.customers.models import Customer
 

@@ -12,7 +12,7 @@ import itertools
 
 import pytest
 from django.db.models import Sum
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.errors import ServiceError
@@ -103,11 +103,8 @@ def _apply(step, order_ids, items) -> None:
         services.order_stock_release(order_id=order_id)
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@pytest.mark.slow(reason="60 generated histories of up to 25 order steps, each on the database")
+@settings(max_examples=60)
 @given(
     initial=st.tuples(st.integers(0, 12), st.integers(0, 12)),
     orders=st.lists(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -18,7 +17,6 @@ from common.models import OutboxMessage
 from store.inventory.models import StockMovement
 from store.orders import services, tasks
 from store.orders.models import Order
-from tests.concurrency import requires_postgres
 from tests.outbox import broker_down
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
 from tests.webhooks.test_worker import Worker, wait_until
@@ -90,7 +88,7 @@ def test_a_late_task_after_a_reopen_changes_nothing():
 
 @pytest.mark.django_db
 def test_an_unreachable_broker_loses_nothing(manager_client):
-    from tests.store.conftest import API
+    from tests.fixtures.store import API
 
     lamp = stocked(stock=10)
     order = make_order(line(lamp, 4))
@@ -179,10 +177,7 @@ def workers():
 
 
 @pytest.mark.redis
-@pytest.mark.skipif(
-    not os.environ.get("REDIS_URL"), reason="REDIS_URL is not set: no broker, no worker"
-)
-@requires_postgres
+@pytest.mark.postgresql_only
 @pytest.mark.django_db(transaction=True)
 def test_two_real_workers_racing_on_one_order_move_stock_once(workers):
     lamp = stocked(stock=10)

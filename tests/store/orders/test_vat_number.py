@@ -6,7 +6,7 @@ import pytest
 from store.customers import services as customer_services
 from store.orders.models import Order
 from store.settings import services as settings_services
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.orders.factories import line, stocked
 
 pytestmark = pytest.mark.django_db

@@ -13,6 +13,6 @@ def online(db, settings):
 @pytest.fixture
 def payments_staff(store_client, db):
     from tests.accounts.factories import UserFactory
-    from tests.store.conftest import grant
+    from tests.fixtures.store import grant
 
     return store_client(grant(UserFactory(), "ec_manage_payments"))

@@ -10,7 +10,7 @@ import responses
 
 from store.payments import services
 from store.settings import services as settings_services
-from tests.store.conftest import API
+from tests.fixtures.store import API
 from tests.store.orders.factories import line, make_order, stocked
 
 RECORDED = Path(__file__).parent / "recorded"

@@ -23,7 +23,7 @@ from store.payments.providers.base import (
 )
 from store.payments.providers.paypal import PayPalProvider
 from store.payments.providers.stripe import StripeProvider
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.payments.helpers import order_for, recorded, replay
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from store.payments.models import GatewayConfig
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from store.payments import selectors
 from store.payments.crypto import unseal
 from store.payments.models import PaymentAttempt, ProcessedEvent
 from store.payments.providers.sandbox import sign
-from tests.store.conftest import API, error
+from tests.fixtures.store import API, error
 from tests.store.payments.helpers import deliver, order_for, pay, signed, start
 
 pytestmark = pytest.mark.django_db

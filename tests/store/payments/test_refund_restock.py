@@ -8,8 +8,8 @@ import pytest
 from store.orders import services as order_services
 from store.orders.models import Order, OrderItem, OrderRestock
 from store.payments.models import GatewayRefund
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, error
 from tests.store.orders.factories import line, make_order, on_commit, stock_of, stocked
 from tests.store.payments.helpers import pay
 

@@ -11,7 +11,7 @@ from store.orders import services as order_services
 from store.orders.models import Order
 from store.payments.models import GatewayRefund, SandboxCharge
 from store.payments.providers.base import ProviderUnavailable
-from tests.store.conftest import API, basic_auth, error
+from tests.fixtures.store import API, basic_auth, error
 from tests.store.orders.factories import on_commit, stock_of
 from tests.store.payments.helpers import order_for, pay
 

@@ -14,8 +14,8 @@ from store.orders import services as order_services
 from store.orders.models import Order
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error, grant
 from tests.store.catalog.factories import AttributeFactory, TermFactory, make_variant
-from tests.store.conftest import API, error, grant
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from store.common.capabilities import manage
 from store.settings import services as settings_services
 from store.settings.models import SettingsSection
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, grant
 from tests.outages.conftest import redis_cache, redis_server, timed  # noqa: F401 - fixtures
-from tests.store.conftest import API, grant
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ from store.catalog.models import Product
 from store.reviews.models import Review, ReviewVote
 from store.settings import services as settings_services
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 

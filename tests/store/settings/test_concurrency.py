@@ -6,9 +6,9 @@ import pytest
 
 from store.settings import services
 from store.settings.models import SettingsSection
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def test_two_first_writes_of_a_section_both_land():

@@ -3,8 +3,8 @@ import pytest
 from django_countries import countries
 
 from store.settings.models import SettingsSection
+from tests.fixtures.store import API, error
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, error
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +130,7 @@ def test_settings_need_the_settings_capability(anon, manager_client, path):
 
 
 def test_a_user_with_ec_manage_settings_may_change_settings(store_client, customer):
-    from tests.store.conftest import grant
+    from tests.fixtures.store import grant
 
     grant(customer, "ec_manage_settings")
     response = store_client(customer).patch(

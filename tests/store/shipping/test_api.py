@@ -12,9 +12,9 @@ from store.orders.models import Order
 from store.settings import services as settings_services
 from store.shipping.models import ShippingMethod, ShippingZone, ShippingZoneLocation
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error, grant
 from tests.store.cart.helpers import CART, add
 from tests.store.catalog.factories import TermFactory, make_product, make_variant
-from tests.store.conftest import API, error, grant
 from tests.store.coupons.factories import make_coupon
 from tests.store.orders.factories import line, make_order, stocked
 from tests.store.shipping.factories import make_method, make_zone

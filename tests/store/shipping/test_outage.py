@@ -9,10 +9,10 @@ from rest_framework.test import APIClient
 
 from store.shipping.models import ShippingMethod, ShippingZone
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, basic_auth, grant
 from tests.outages.conftest import redis_cache, redis_server, timed  # noqa: F401 - fixtures
 from tests.store.cart.helpers import CART, add
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import API, basic_auth, grant
 from tests.store.shipping.factories import make_method, make_zone
 
 pytestmark = pytest.mark.django_db

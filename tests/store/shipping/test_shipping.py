@@ -10,9 +10,9 @@ from store.common.locations import Location, postcode_matches
 from store.settings import services as settings_services
 from store.shipping import selectors
 from store.shipping.calculation import Package, method_cost
+from tests.fixtures.store import error
 from tests.store.cart.helpers import CART, add, cart_of
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import error
 from tests.store.coupons.factories import make_coupon
 from tests.store.shipping.factories import make_method, make_zone
 

@@ -12,12 +12,6 @@ from tests.store.tax.factories import make_rate, tax_class
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def site(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def rate_form(**fields):
     return {
         "tax_class": tax_class().pk,
@@ -33,50 +27,55 @@ def rate_form(**fields):
     }
 
 
-def test_the_lists_show(site):
+def test_the_lists_show(admin_client):
     make_rate(24, country="GR")
     for name in ("taxclass", "taxrate"):
-        assert site.get(reverse(f"admin:store_tax_{name}_changelist")).status_code == 200
+        assert admin_client.get(reverse(f"admin:store_tax_{name}_changelist")).status_code == 200
 
 
-def test_adding_a_rate_runs_the_services_checks(site):
+def test_adding_a_rate_runs_the_services_checks(admin_client):
     url = reverse("admin:store_tax_taxrate_add")
-    response = site.post(url, rate_form(region="gr-i", postcodes="104*"))
+    response = admin_client.post(url, rate_form(region="gr-i", postcodes="104*"))
     assert response.status_code == 302, response.content
     rate = TaxRate.objects.get()
     assert (rate.region, rate.postcodes, rate.source) == ("I", "104*", "")
-    again = site.post(url, rate_form(region="I", postcodes="104*", rate="23"))
+    again = admin_client.post(url, rate_form(region="I", postcodes="104*", rate="23"))
     assert again.status_code == 200
     assert "already applies" in again.content.decode()
-    bad = site.post(url, rate_form(country="XX"))
+    bad = admin_client.post(url, rate_form(country="XX"))
     assert bad.status_code == 200
     assert "Unknown country" in bad.content.decode()
     assert TaxRate.objects.count() == 1
     change = reverse("admin:store_tax_taxrate_change", args=[rate.pk])
-    assert site.post(change, rate_form(region="I", postcodes="104*", rate="13")).status_code == 302
+    assert (
+        admin_client.post(change, rate_form(region="I", postcodes="104*", rate="13")).status_code
+        == 302
+    )
     assert str(TaxRate.objects.get().rate.normalize()) == "13"
 
 
-def test_classes_through_the_services(site):
-    response = site.post(
+def test_classes_through_the_services(admin_client):
+    response = admin_client.post(
         reverse("admin:store_tax_taxclass_add"), {"name": "Luxury", "slug": "", "sort_order": 5}
     )
     assert response.status_code == 302, response.content
     luxury = TaxClass.objects.get(slug="luxury")
     make_rate(30, country="GR", tax_class_slug="luxury")
     delete = reverse("admin:store_tax_taxclass_delete", args=[luxury.pk])
-    site.post(delete, {"post": "yes"}, follow=True)
+    admin_client.post(delete, {"post": "yes"}, follow=True)
     assert TaxClass.objects.filter(slug="luxury").exists()  # in use: refused
     standard = tax_class()
-    site.post(reverse("admin:store_tax_taxclass_delete", args=[standard.pk]), {"post": "yes"})
+    admin_client.post(
+        reverse("admin:store_tax_taxclass_delete", args=[standard.pk]), {"post": "yes"}
+    )
     assert TaxClass.objects.filter(slug="standard").exists()
 
 
-def test_bulk_enable_and_disable(site):
+def test_bulk_enable_and_disable(admin_client):
     rates = [make_rate(24, country="GR"), make_rate(19, country="DE")]
     url = reverse("admin:store_tax_taxrate_changelist")
     ids = [r.pk for r in rates]
-    site.post(url, {"action": "disable", "_selected_action": ids})
+    admin_client.post(url, {"action": "disable", "_selected_action": ids})
     assert not TaxRate.objects.filter(enabled=True).exists()
-    site.post(url, {"action": "enable", "_selected_action": ids})
+    admin_client.post(url, {"action": "enable", "_selected_action": ids})
     assert TaxRate.objects.filter(enabled=True).count() == 2

@@ -11,10 +11,10 @@ from django.test import Client
 from store.settings import services as settings_services
 from store.tax.models import TaxClass, TaxRate
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import API, error, grant
 from tests.store.cart.helpers import CART, add, cart_of, max_sql_queries
 from tests.store.catalog.factories import make_product
 from tests.store.checkout.helpers import ADDRESS, CHECKOUT, Shop, complete, started
-from tests.store.conftest import API, error, grant
 from tests.store.tax.factories import make_rate, set_product_class
 
 pytestmark = pytest.mark.django_db

@@ -3,14 +3,7 @@ from django.contrib.auth.models import Group
 
 from store.common.capabilities import EDIT_POST, EDIT_POSTS, MANAGE_OPTIONS, SHOP_MANAGER_ROLE
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import (  # noqa: F401 - fixtures
-    _media_root,
-    admin_user,
-    anon,
-    customer,
-    grant,
-    store_client,
-)
+from tests.fixtures.store import grant
 
 BASE = "/rest/theme/v1"
 BUILDER = f"{BASE}/builder"
@@ -53,7 +46,7 @@ def administrator(db):
 
 
 @pytest.fixture
-def clients(store_client, anon, customer, editor, chief, shop_manager, administrator):  # noqa: F811
+def clients(store_client, anon, customer, editor, chief, shop_manager, administrator):
     return {
         "anonymous": anon,
         "customer": store_client(customer),

@@ -13,48 +13,48 @@ from theme.builder.models import Layout, LayoutTemplate
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_every_page_renders(staff, admin_user):
+def test_every_page_renders(admin_client, admin_user):
     layout = services.layout_save(
         page_id=3, blocks=[HEADING], status="draft", version=0, user=admin_user
     )
     template = services.template_create(fields={"name": "T", "blocks": [HEADING]})
     for name, obj in (("layout", layout), ("layouttemplate", template)):
-        assert staff.get(reverse(f"admin:theme_builder_{name}_changelist")).status_code == 200
-        assert staff.get(reverse(f"admin:theme_builder_{name}_add")).status_code == 200
-        change = staff.get(reverse(f"admin:theme_builder_{name}_change", args=[obj.pk]))
+        assert (
+            admin_client.get(reverse(f"admin:theme_builder_{name}_changelist")).status_code == 200
+        )
+        assert admin_client.get(reverse(f"admin:theme_builder_{name}_add")).status_code == 200
+        change = admin_client.get(reverse(f"admin:theme_builder_{name}_change", args=[obj.pk]))
         assert change.status_code == 200, name
 
 
-def test_layouts_go_through_the_services(staff, admin_user):
+def test_layouts_go_through_the_services(admin_client, admin_user):
     add = reverse("admin:theme_builder_layout_add")
-    bad = staff.post(add, {"page_id": 5, "status": "draft", "blocks": '[{"type": "marquee"}]'})
+    bad = admin_client.post(
+        add, {"page_id": 5, "status": "draft", "blocks": '[{"type": "marquee"}]'}
+    )
     assert bad.status_code == 200
     assert b"blocks[0].type" in bad.content
     assert not Layout.objects.exists()
-    response = staff.post(add, {"page_id": 5, "status": "draft", "blocks": json.dumps([HEADING])})
+    response = admin_client.post(
+        add, {"page_id": 5, "status": "draft", "blocks": json.dumps([HEADING])}
+    )
     assert response.status_code == 302, response.content[:2000]
     layout = Layout.objects.get()
     assert layout.version == 1
     assert layout.author == admin_user
     change = reverse("admin:theme_builder_layout_change", args=[layout.pk])
-    response = staff.post(change, {"status": "published", "blocks": "[]"})
+    response = admin_client.post(change, {"status": "published", "blocks": "[]"})
     assert response.status_code == 302, response.content[:2000]
     layout.refresh_from_db()
     assert (layout.version, layout.status, layout.blocks) == (2, "published", [])
     delete = reverse("admin:theme_builder_layout_delete", args=[layout.pk])
-    assert staff.post(delete, {"post": "yes"}).status_code == 302
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
     assert not Layout.objects.exists()
 
 
-def test_templates_go_through_the_services(staff):
+def test_templates_go_through_the_services(admin_client):
     add = reverse("admin:theme_builder_layouttemplate_add")
-    bad = staff.post(
+    bad = admin_client.post(
         add,
         {
             "name": "T",
@@ -64,16 +64,18 @@ def test_templates_go_through_the_services(staff):
     )
     assert bad.status_code == 200
     assert b"blocks[0].settings.height" in bad.content
-    response = staff.post(add, {"name": "T", "description": "", "blocks": json.dumps([HEADING])})
+    response = admin_client.post(
+        add, {"name": "T", "description": "", "blocks": json.dumps([HEADING])}
+    )
     assert response.status_code == 302, response.content[:2000]
     template = LayoutTemplate.objects.get()
     change = reverse("admin:theme_builder_layouttemplate_change", args=[template.pk])
-    response = staff.post(change, {"name": "T2", "description": "d", "blocks": "[]"})
+    response = admin_client.post(change, {"name": "T2", "description": "d", "blocks": "[]"})
     assert response.status_code == 302, response.content[:2000]
     template.refresh_from_db()
     assert (template.name, template.version, template.blocks) == ("T2", 2, [])
     delete = reverse("admin:theme_builder_layouttemplate_delete", args=[template.pk])
-    assert staff.post(delete, {"post": "yes"}).status_code == 302
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
     assert not LayoutTemplate.objects.exists()
 
 

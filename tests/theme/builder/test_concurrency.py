@@ -6,12 +6,12 @@ import pytest
 from common.errors import ServiceError
 from store.common.capabilities import EDIT_POSTS
 from tests.accounts.factories import UserFactory
-from tests.concurrency import race, requires_postgres
-from tests.store.conftest import grant
+from tests.concurrency import race
+from tests.fixtures.store import grant
 from theme.builder import services
 from theme.builder.models import Layout, LayoutTemplate
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def heading(text: str) -> list:

@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import get_resolver
 
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.hardening.test_every_route import HOSTILE
 from tests.store.access.test_permission_matrix import _url, _walk
-from tests.store.conftest import basic_auth, grant
 from tests.theme.builder.conftest import BASE, HEADING
 from theme.builder.models import Layout, LayoutTemplate
 

@@ -14,8 +14,8 @@ from mcp.client.streamable_http import streamable_http_client
 from erp.core import services as erp_services
 from licensing.models import Tier
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.licensing.factories import LicenseFactory
-from tests.store.conftest import basic_auth, grant
 
 PATH = "/rest/theme/v1/mcp"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 from django.test import override_settings
 
 from tests.accounts.factories import UserFactory
@@ -16,7 +16,7 @@ from theme.mcp.models import McpDailyUsage
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs concurrent connections")
+@pytest.mark.postgresql_only  # concurrent connections
 @override_settings(THEME_MCP_CALLS_PER_MINUTE=0, THEME_MCP_CALLS_PER_DAY=5)
 def test_concurrent_calls_never_pass_the_day_limit():
     user = UserFactory(email="race-mcp@example.com")

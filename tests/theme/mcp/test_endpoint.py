@@ -15,7 +15,7 @@ from mcp.shared.exceptions import McpError
 from licensing.models import License, LicenseStatus, Tier
 from store.common.capabilities import MANAGE_ORDERS
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import basic_auth, grant
+from tests.fixtures.store import basic_auth, grant
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 from tests.theme.mcp.conftest import call, raw_post, run_session, structured

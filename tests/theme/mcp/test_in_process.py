@@ -14,8 +14,8 @@ from django.test import Client
 from erp.core import services as erp_services
 from tests.accounts.factories import UserFactory
 from tests.erp.conftest import store_licence
+from tests.fixtures.store import basic_auth, grant
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import basic_auth, grant
 from theme.mcp import selectors
 
 pytestmark = pytest.mark.django_db

@@ -1,13 +1,5 @@
 import pytest
 
-from tests.store.conftest import (  # noqa: F401 - fixtures
-    _media_root,
-    admin_user,
-    anon,
-    customer,
-    manager,
-    store_client,
-)
 from tests.theme.storefront.conftest import BASE, error, limit  # noqa: F401
 
 

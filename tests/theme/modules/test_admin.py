@@ -23,17 +23,11 @@ from theme.modules.models import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def url(model: str, action: str = "changelist", *args) -> str:
     return reverse(f"admin:theme_modules_{model}_{action}", args=args)
 
 
-def test_every_page_renders(staff, customer):
+def test_every_page_renders(admin_client, customer):
     lamp = make_product(title="Lamp")
     bundle = services.bundle_save(
         fields={"title": "Duo", "slug": "duo"}, items=[{"product_id": lamp.pk}]
@@ -56,17 +50,17 @@ def test_every_page_renders(staff, customer):
         ("recentlyviewed", seen),
         ("pointsentry", points),
     ):
-        assert staff.get(url(model)).status_code == 200, model
-        assert staff.get(url(model, "change", obj.pk)).status_code == 200, model
-    assert staff.get(url("cartrecovery")).status_code == 200
-    assert staff.get(url("pointsentry", "add")).status_code == 403
+        assert admin_client.get(url(model)).status_code == 200, model
+        assert admin_client.get(url(model, "change", obj.pk)).status_code == 200, model
+    assert admin_client.get(url("cartrecovery")).status_code == 200
+    assert admin_client.get(url("pointsentry", "add")).status_code == 403
 
 
-def test_a_promotion_added_in_the_admin_cuts_the_cart(staff):
+def test_a_promotion_added_in_the_admin_cuts_the_cart(admin_client):
     shopper = APIClient()
     add(shopper, make_product(title="Lamp", regular_price="20.00").pk, 1)
     assert cart_of(shopper)["discount"] == "0.00"
-    response = staff.post(
+    response = admin_client.post(
         url("promotion", "add"),
         {
             "name": "Five",
@@ -81,9 +75,9 @@ def test_a_promotion_added_in_the_admin_cuts_the_cart(staff):
     assert cart_of(shopper)["discount"] == "5.00"
 
 
-def test_admin_refusals_show_on_the_form(staff):
+def test_admin_refusals_show_on_the_form(admin_client):
     now = timezone.now()
-    response = staff.post(
+    response = admin_client.post(
         url("promotion", "add"),
         {
             "name": "Bad",
@@ -98,15 +92,17 @@ def test_admin_refusals_show_on_the_form(staff):
     assert response.status_code == 200
     assert not Promotion.objects.exists()
     services.group_save(fields={"name": "Trade"})
-    response = staff.post(url("customergroup", "add"), {"name": "trade", "discount_percent": 1})
+    response = admin_client.post(
+        url("customergroup", "add"), {"name": "trade", "discount_percent": 1}
+    )
     assert response.status_code == 200
     assert CustomerGroup.objects.count() == 1
 
 
-def test_bundles_and_items_through_the_services(staff):
+def test_bundles_and_items_through_the_services(admin_client):
     lamp = make_product(title="Lamp", regular_price="10.00")
     draft = make_product(title="Draft", status="draft")
-    response = staff.post(
+    response = admin_client.post(
         url("bundle", "add"),
         {
             "title": "Duo",
@@ -121,28 +117,30 @@ def test_bundles_and_items_through_the_services(staff):
     assert response.status_code == 302, response.content[:2000]
     bundle = Bundle.objects.get()
     assert (
-        staff.post(
+        admin_client.post(
             url("bundleitem", "add"), {"bundle": bundle.pk, "product": lamp.pk, "quantity": 2}
         ).status_code
         == 302
     )
-    refused = staff.post(
+    refused = admin_client.post(
         url("bundleitem", "add"), {"bundle": bundle.pk, "product": draft.pk, "quantity": 1}
     )
     assert refused.status_code == 200
     assert BundleItem.objects.count() == 1
-    staff.post(url("bundle", "delete", bundle.pk), {"post": "yes"})
+    admin_client.post(url("bundle", "delete", bundle.pk), {"post": "yes"})
     assert not Bundle.objects.exists()
 
 
-def test_quote_status_actions(staff):
+def test_quote_status_actions(admin_client):
     lamp = make_product(title="Lamp")
     quote = services.quote_request(
         user=None,
         fields={"name": "A", "email": "a@example.com"},
         items=[{"product_id": lamp.pk, "quantity": 1}],
     )
-    response = staff.post(url("quote"), {"action": "mark_answered", "_selected_action": [quote.pk]})
+    response = admin_client.post(
+        url("quote"), {"action": "mark_answered", "_selected_action": [quote.pk]}
+    )
     assert response.status_code == 302
     quote.refresh_from_db()
     assert quote.status == "answered"

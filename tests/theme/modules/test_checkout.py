@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 
 from store.customers.models import Customer
 from store.orders.models import Order
+from tests.fixtures.store import basic_auth
 from tests.store.checkout.helpers import Shop, complete, started
-from tests.store.conftest import basic_auth
 from tests.theme.modules.conftest import BASE
 from theme.modules import services
 from theme.modules.models import PointsEntry

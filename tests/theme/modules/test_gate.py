@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import basic_auth, grant
+from tests.fixtures.store import basic_auth, grant
 from tests.theme.modules.conftest import BASE, error, modules_off
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from django.test import Client
 from django.urls import get_resolver
 
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import basic_auth, grant
 from tests.hardening.test_every_route import HOSTILE
 from tests.store.access.test_permission_matrix import _url, _walk
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import basic_auth, grant
 from tests.theme.modules.conftest import BASE
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 
 from store.catalog.models import Product
 from tests.accounts.factories import UserFactory
+from tests.fixtures.store import grant
 from tests.store.catalog.factories import make_product
-from tests.store.conftest import grant
 from tests.theme.modules.conftest import BASE, error, limit
 from theme.modules import services
 from theme.modules.models import Quote, RecentlyViewed

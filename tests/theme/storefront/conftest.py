@@ -1,11 +1,3 @@
-from tests.store.conftest import (  # noqa: F401 - fixtures
-    _media_root,
-    admin_user,
-    anon,
-    customer,
-    store_client,
-)
-
 BASE = "/rest/theme/v1"
 
 

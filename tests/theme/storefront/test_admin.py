@@ -19,13 +19,7 @@ from theme.storefront.models import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_every_page_renders(staff, customer):
+def test_every_page_renders(admin_client, customer):
     menu = services.menu_save(fields={"location": "primary", "name": "Main"})
     item = services.menu_item_save(fields={"menu": menu, "label": "Shop", "url": "/shop"})
     services.theme_settings_update(values={"tagline": "Hi"})
@@ -38,15 +32,18 @@ def test_every_page_renders(staff, customer):
         ("newslettersubscription", subscription),
         ("wishlistitem", wish),
     ):
-        assert staff.get(reverse(f"admin:theme_storefront_{name}_changelist")).status_code == 200
-        change = staff.get(reverse(f"admin:theme_storefront_{name}_change", args=[obj.pk]))
+        assert (
+            admin_client.get(reverse(f"admin:theme_storefront_{name}_changelist")).status_code
+            == 200
+        )
+        change = admin_client.get(reverse(f"admin:theme_storefront_{name}_change", args=[obj.pk]))
         assert change.status_code == 200, name
     for name in ("newslettersubscription", "wishlistitem", "themesettings"):
-        assert staff.get(reverse(f"admin:theme_storefront_{name}_add")).status_code == 403
+        assert admin_client.get(reverse(f"admin:theme_storefront_{name}_add")).status_code == 403
 
 
-def test_menus_and_items_go_through_the_services(staff):
-    response = staff.post(
+def test_menus_and_items_go_through_the_services(admin_client):
+    response = admin_client.post(
         reverse("admin:theme_storefront_menu_add"),
         {
             "location": "footer",
@@ -59,31 +56,31 @@ def test_menus_and_items_go_through_the_services(staff):
     menu = Menu.objects.get()
     add = reverse("admin:theme_storefront_menuitem_add")
     form = {"menu": menu.pk, "label": "Bad", "url": "javascript:alert(1)", "position": 0}
-    response = staff.post(add, form)
+    response = admin_client.post(add, form)
     assert response.status_code == 200
     assert "url" in response.context["adminform"].form.errors
     assert not MenuItem.objects.exists()
     form["url"] = "/contact"
-    assert staff.post(add, form).status_code == 302
+    assert admin_client.post(add, form).status_code == 302
     assert MenuItem.objects.get().url == "/contact"
     # a write bumps the menus' cache: the API shows it at once
-    assert staff.get("/rest/theme/v1/menus/footer").json()["items"][0]["url"] == "/contact"
+    assert admin_client.get("/rest/theme/v1/menus/footer").json()["items"][0]["url"] == "/contact"
 
 
-def test_theme_settings_are_checked_by_the_declaration(staff):
+def test_theme_settings_are_checked_by_the_declaration(admin_client):
     services.theme_settings_update(values={"tagline": "Hi"})
     row = ThemeSettings.objects.get()
     change = reverse("admin:theme_storefront_themesettings_change", args=[row.pk])
-    response = staff.post(change, {"values": '{"primary_color": "red"}'})
+    response = admin_client.post(change, {"values": '{"primary_color": "red"}'})
     assert response.status_code == 200
     assert ThemeSettings.objects.get().values == {"tagline": "Hi"}
-    assert staff.post(change, {"values": '{"primary_color": "#112233"}'}).status_code == 302
+    assert admin_client.post(change, {"values": '{"primary_color": "#112233"}'}).status_code == 302
     assert ThemeSettings.objects.get().values == {"primary_color": "#112233"}
 
 
-def test_unsubscribe_action(staff):
+def test_unsubscribe_action(admin_client):
     subscription = NewsletterSubscription.objects.create(email="a@example.com", status="confirmed")
-    response = staff.post(
+    response = admin_client.post(
         reverse("admin:theme_storefront_newslettersubscription_changelist"),
         {"action": "unsubscribe", "_selected_action": [subscription.pk]},
     )
@@ -93,18 +90,18 @@ def test_unsubscribe_action(staff):
 
 
 def test_the_confirmation_e_mail_shows_in_the_store_e_mail_log(
-    staff, django_capture_on_commit_callbacks
+    admin_client, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        staff.post(
+        admin_client.post(
             "/rest/theme/v1/newsletter/subscribe",
             {"email": "log@example.com"},
             content_type="application/json",
         )
     sent = SentEmail.objects.get(type="newsletter_confirm")
     assert sent.status == "sent"
-    assert staff.get(reverse("admin:store_emails_sentemail_changelist")).status_code == 200
-    page = staff.get(reverse("admin:store_emails_sentemail_change", args=[sent.pk]))
+    assert admin_client.get(reverse("admin:store_emails_sentemail_changelist")).status_code == 200
+    page = admin_client.get(reverse("admin:store_emails_sentemail_change", args=[sent.pk]))
     assert page.status_code == 200
 
 

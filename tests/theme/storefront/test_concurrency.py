@@ -5,12 +5,12 @@ import pytest
 
 from common.errors import ServiceError
 from tests.accounts.factories import UserFactory
-from tests.concurrency import race, requires_postgres
+from tests.concurrency import race
 from tests.store.catalog.factories import make_product
 from theme.storefront import services
 from theme.storefront.models import WishlistItem
 
-pytestmark = [pytest.mark.django_db(transaction=True), requires_postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
 
 def test_simultaneous_adds_of_one_product_make_one_row():

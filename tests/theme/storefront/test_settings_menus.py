@@ -5,7 +5,7 @@ from django.core.cache import cache
 
 from store.common.capabilities import MANAGE_SETTINGS
 from tests.accounts.factories import UserFactory
-from tests.store.conftest import grant
+from tests.fixtures.store import grant
 from tests.theme.storefront.conftest import BASE, error
 from theme.storefront import selectors, services
 from theme.storefront.models import Menu, MenuItem, ThemeSettings
