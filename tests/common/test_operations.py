@@ -17,7 +17,7 @@ from pythonjsonlogger.json import JsonFormatter
 
 from common import metrics, observability
 from common.tasks import ping
-from store.docs.schema import generate
+from store.docs.schema import STORE, schema_document
 from tests.licensing.factories import LicenseFactory
 
 ORIGIN = "https://shop.example.com"
@@ -372,7 +372,7 @@ def test_both_descriptions_document_the_rate_limit_headers():
     unlimited = _operation(portal, "/api/v1/licenses/public-key", "get")["responses"]
     assert "headers" not in unlimited["200"] or "RateLimit-Limit" not in unlimited["200"]["headers"]
 
-    store = generate()
+    store = schema_document(STORE)
     add = _operation(store, "/cart/items", "post")["responses"]
     assert "RateLimit-Limit" in add["200"]["headers"]
     assert "Retry-After" in add["429"]["headers"]

@@ -1,5 +1,6 @@
 """Settings come from the environment, strictly; production refuses the development key."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -11,25 +12,48 @@ from django.core.exceptions import ImproperlyConfigured
 from config.env import env_bool, env_int, env_list
 
 
-def run_manage(*args, env_overrides, tmp_path):
-    """`manage.py *args` in a clean environment: the development one (DEBUG=1) plus
-    `env_overrides`; an override of None unsets the variable."""
+def _environment(env_overrides, tmp_path) -> dict[str, str]:
+    """A clean environment: the development one (DEBUG=1) plus `env_overrides`; an override of
+    None unsets the variable."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key in {"PATH", "HOME", "LANG", "PYTHONPATH"}
     }
     env.update({"VAR_DIR": str(tmp_path), "DEBUG": "1", **env_overrides})
-    env = {key: value for key, value in env.items() if value is not None}
+    return {key: value for key, value in env.items() if value is not None}
+
+
+def run_manage(*args, env_overrides, tmp_path):
+    """`manage.py *args` in a clean environment (see `_environment`)."""
     return subprocess.run(  # noqa: S603
         [sys.executable, "manage.py", *args],
         cwd=settings.BASE_DIR,
-        env=env,
+        env=_environment(env_overrides, tmp_path),
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def read_settings(*names, env_overrides, tmp_path) -> list:
+    """The values of the project's settings `names` as a fresh process reads them from a clean
+    environment (see `_environment`): the settings module alone, without setting Django up."""
+    script = (
+        f"import config.settings as s; print(repr([getattr(s, name) for name in {list(names)!r}]))"
+    )
+    result = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", script],
+        cwd=settings.BASE_DIR,
+        env=_environment(env_overrides, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return ast.literal_eval(result.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize(

@@ -242,9 +242,9 @@ def test_every_integer_a_portal_client_sends_is_bounded(api_client):
 
 
 def test_every_integer_a_store_client_sends_is_bounded():
-    from store.docs.schema import generate
+    from store.docs.schema import store_schema_document
 
-    schema = generate()
+    schema = store_schema_document()
     assert any(True for _ in _request_integers(schema))
     _assert_bounded(schema)
 

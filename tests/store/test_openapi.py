@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 from openapi_spec_validator import validate
 
-from store.docs.schema import generate
+from store.docs.schema import generate, store_schema_document
 from store.settings import services as settings_services
 from tests.fixtures.store import API, error
 
@@ -320,7 +320,7 @@ FEED_PATHS = {
 @pytest.fixture(scope="module")
 def schema(django_db_blocker):
     with django_db_blocker.unblock():
-        return generate()
+        return store_schema_document()
 
 
 def enable(**values):

@@ -10,7 +10,7 @@ from openapi_spec_validator import validate
 
 from debugtools.api.schema import only_core_paths
 from store.common.schema import only_store_paths
-from store.docs.schema import CORE, STORE, THEME, generate
+from store.docs.schema import CORE, STORE, THEME, generate, schema_document
 from store.settings import services as settings_services
 from tests.fixtures.store import error
 from tests.store.test_openapi import assert_well_described
@@ -62,7 +62,7 @@ THEME_PATHS = STOREFRONT_PATHS | BUILDER_PATHS | MODULE_PATHS | {MCP_PATH}
 @pytest.fixture(scope="module")
 def schema(django_db_blocker):
     with django_db_blocker.unblock():
-        return generate(THEME)
+        return schema_document(THEME)
 
 
 def _tags(document) -> set[str]:
@@ -117,8 +117,8 @@ def test_the_namespaces_do_not_mix(schema):
     assert not any(m.startswith(("theme.", "debugtools.")) for m in modules["only_store_paths"]), (
         modules["only_store_paths"]
     )
-    store = generate(STORE)
-    core = generate(CORE)
+    store = schema_document(STORE)
+    core = schema_document(CORE)
     assert MCP_PATH not in store["paths"]
     assert not _tags(store) & _tags(schema)
     assert not _tags(store) & _tags(core)

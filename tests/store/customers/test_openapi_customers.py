@@ -3,7 +3,7 @@ method, its query parameters and its answers."""
 
 import pytest
 
-from store.docs.schema import generate
+from store.docs.schema import store_schema_document
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ OPERATIONS = {
 @pytest.fixture(scope="module")
 def schema(django_db_blocker):
     with django_db_blocker.unblock():
-        return generate()
+        return store_schema_document()
 
 
 def test_every_operation_is_described(schema):
