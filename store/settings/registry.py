@@ -7,6 +7,7 @@ A section is a DRF serializer whose fields all have a default. Apps register the
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass
 
@@ -20,14 +21,33 @@ class Section:
     serializer: type[serializers.Serializer]
 
     def fields(self) -> dict[str, serializers.Field]:
-        return dict(self.serializer().fields)
+        return bound_fields(self.serializer)
 
     def defaults(self) -> dict:
-        out = {}
-        for key, field in self.fields().items():
-            default = field.default
-            out[key] = default() if callable(default) else default
-        return out
+        return defaults_of(self.fields())
+
+
+_BOUND_FIELDS: dict[type[serializers.Serializer], dict[str, serializers.Field]] = {}
+
+
+def bound_fields(serializer: type[serializers.Serializer]) -> dict[str, serializers.Field]:
+    """A settings serializer's fields, bound once per class: a serializer's fields are deep
+    copies of its declared ones, made again on every instance, and every read of the settings
+    after a write validates every stored value with them."""
+    bound = _BOUND_FIELDS.get(serializer)
+    if bound is None:
+        bound = _BOUND_FIELDS[serializer] = dict(serializer().fields)
+    return dict(bound)
+
+
+def defaults_of(fields: dict[str, serializers.Field]) -> dict:
+    """Each field's default (called, when it is a callable): a copy of its own, since the
+    fields, and the lists and dicts they default to, are shared."""
+    out = {}
+    for key, field in fields.items():
+        default = field.default
+        out[key] = default() if callable(default) else copy.deepcopy(default)
+    return out
 
 
 SECTIONS: dict[str, Section] = {}

@@ -9,6 +9,7 @@ import re
 from rest_framework import serializers
 
 from store.common.params import StrictBooleanField, StrictCharField, StrictIntegerField
+from store.settings import registry
 
 HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -81,15 +82,11 @@ class StorefrontSettingsSerializer(serializers.Serializer):
 
 
 def fields() -> dict[str, serializers.Field]:
-    return dict(StorefrontSettingsSerializer().fields)
+    return registry.bound_fields(StorefrontSettingsSerializer)
 
 
 def defaults() -> dict:
-    out = {}
-    for key, field in fields().items():
-        default = field.default
-        out[key] = default() if callable(default) else default
-    return out
+    return registry.defaults_of(fields())
 
 
 def signature() -> str:
