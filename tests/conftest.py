@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from common import breaker
+from tests.fixtures.isolation import root_logging_kept
 from tests.fixtures.tasks import eager_tasks
 
 _media_numbers = itertools.count()
@@ -154,3 +155,9 @@ def cache_calls(monkeypatch):
 
         monkeypatch.setattr(backend, name, spy)
     return calls
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_kept():
+    with root_logging_kept():
+        yield

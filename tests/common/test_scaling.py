@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 
 import pytest
 import time_machine
-from django.db import connection
 
 from config.celery import app
+from tests.fixtures.db import current_database_url
 from tests.fixtures.waiting import wait_until
 
 NEEDS_REDIS = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
@@ -125,13 +125,11 @@ def test_only_the_holding_scheduler_sends_the_periodic_tasks(lock_key):
 
 
 def _django(code: str, **env) -> subprocess.CompletedProcess:
-    settings = connection.settings_dict
-    url = f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT']}/{settings['NAME']}"
     full = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "DEBUG": "1",
-        "DATABASE_URL": url,
+        "DATABASE_URL": current_database_url(),
         **env,
     }
     full.pop("REDIS_URL", None)

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+import threading
 
 import pytest
 import time_machine
@@ -293,12 +294,16 @@ def test_timeout_is_ten_seconds_and_a_slow_receiver_fails_with_a_60_second_floor
 
     monkeypatch.setattr(sender.net.requests.Session, "post", spy)
     monkeypatch.setattr(sender, "TIMEOUT_SECONDS", 0.3)  # the same rule, without a 10 s wait
-    receiver.default = Reply(200, delay=1.5)
-    with time_machine.travel(dt.datetime(2026, 5, 1, tzinfo=dt.UTC), tick=False):
-        with on_commit():
-            services.emit(hook.account, "license.created", CREATED)
-        delivery = Delivery.objects.get()
-        assert delivery.next_attempt_at == timezone.now() + dt.timedelta(seconds=60)
+    answer = threading.Event()  # the receiver answers only after the sender gave up
+    receiver.default = Reply(200, hold=answer)
+    try:
+        with time_machine.travel(dt.datetime(2026, 5, 1, tzinfo=dt.UTC), tick=False):
+            with on_commit():
+                services.emit(hook.account, "license.created", CREATED)
+            delivery = Delivery.objects.get()
+            assert delivery.next_attempt_at == timezone.now() + dt.timedelta(seconds=60)
+    finally:
+        answer.set()
     assert seen == [0.3]
     log = DeliveryAttempt.objects.get()
     assert (log.outcome, log.success, log.status_code) == ("timeout", False, None)

@@ -13,13 +13,12 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from tests.fixtures import waiting
+from tests.fixtures.db import current_database_url
 from tests.webhooks.factories import WebhookFactory
 from tests.webhooks.receiver import Receiver, Reply
 from webhooks import services, tasks
@@ -34,22 +33,13 @@ pytestmark = [
 CREATED = {"license_id": 1, "license_key": "EMP-AAAA-BBBB", "tier": "starter"}
 
 
-def database_url() -> str:
-    db = connection.settings_dict  # the test database, which the workers must use
-    user = quote(db.get("USER") or "")
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    host = db.get("HOST") or "127.0.0.1"
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{user}{password}@{host}{port}/{db['NAME']}"
-
-
 class Worker:
     """`celery -A config worker` in a process group of its own."""
 
     def __init__(self, name: str, log_dir: Path) -> None:
         env = {
             **os.environ,
-            "DATABASE_URL": database_url(),
+            "DATABASE_URL": current_database_url(),
             "DJANGO_SETTINGS_MODULE": "tests.webhooks.worker_settings",
             "WEBHOOKS_ALLOW_PRIVATE_URLS": "1",
         }

@@ -1,0 +1,44 @@
+"""What one test leaves to the next on the same xdist worker, in any order: a test with
+`transaction=True` ends with a flush, and the next still finds what the migrations wrote; a
+test that replaces the root logger's handlers gets them put back."""
+
+import logging
+
+import pytest
+
+from debugtools.handler import DatabaseHandler
+from store.tax.models import TaxClass
+from tests.fixtures.isolation import own_handlers, root_logging_kept
+
+DEFAULT_CLASSES = ["standard", "reduced-rate", "zero-rate"]  # store_tax 0001, a data migration
+
+
+def default_classes() -> list[str]:
+    return list(TaxClass.objects.order_by("sort_order").values_list("slug", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flushed_database_keeps_the_data_migrations_rows():
+    assert default_classes() == DEFAULT_CLASSES
+    TaxClass.objects.filter(slug="zero-rate").delete()  # whatever a test does, the flush undoes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_and_so_does_the_next_test_after_a_flush():
+    assert default_classes() == DEFAULT_CLASSES
+    TaxClass.objects.filter(slug="reduced-rate").delete()
+
+
+def test_a_test_in_a_transaction_sees_them_too(db):
+    assert default_classes() == DEFAULT_CLASSES
+
+
+def test_a_test_that_replaces_the_root_loggers_handlers_leaves_them_as_they_were():
+    root = logging.getLogger()
+    before, level = own_handlers(root), root.level
+    with root_logging_kept():
+        root.handlers[:] = [logging.NullHandler()]  # as Celery's in-process worker does
+        root.setLevel(logging.CRITICAL)
+    assert own_handlers(root) == before
+    assert any(isinstance(h, DatabaseHandler) for h in root.handlers)  # the debug log's
+    assert root.level == level
