@@ -233,8 +233,16 @@ def test_the_licence_need_not_turn_the_erp_on(url, admin_auth, licensed):
     assert structured(call(url, admin_auth, "low_stock"))["count"] == 0
 
 
+@pytest.fixture
+def mid_minute(time_machine):
+    """The clock (ticking) ten seconds into the next minute: the per-minute count is kept per
+    calendar minute, so calls that straddle a minute's end would be counted in two windows."""
+    start = timezone.now().replace(second=10, microsecond=0) + timedelta(minutes=1)
+    time_machine.move_to(start, tick=True)
+
+
 @override_settings(THEME_MCP_CALLS_PER_MINUTE=2, THEME_MCP_CALLS_PER_DAY=100)
-def test_over_the_minute_limit_the_protocol_error(url, admin_auth, licensed):
+def test_over_the_minute_limit_the_protocol_error(url, admin_auth, licensed, mid_minute):
     async def work(session):
         first = await session.call_tool("low_stock", {})
         second = await session.call_tool("low_stock", {})
@@ -252,7 +260,9 @@ def test_over_the_minute_limit_the_protocol_error(url, admin_auth, licensed):
 
 
 @override_settings(THEME_MCP_CALLS_PER_MINUTE=0, THEME_MCP_CALLS_PER_DAY=3)
-def test_over_the_day_limit_the_protocol_error_counted_in_the_database(url, admin_auth, licensed):
+def test_over_the_day_limit_the_protocol_error_counted_in_the_database(
+    url, admin_auth, licensed, mid_minute
+):
     async def work(session):
         for _ in range(3):
             assert not (await session.call_tool("low_stock", {})).isError
