@@ -24,17 +24,23 @@ def _environment(env_overrides, tmp_path) -> dict[str, str]:
     return {key: value for key, value in env.items() if value is not None}
 
 
-def run_manage(*args, env_overrides, tmp_path):
-    """`manage.py *args` in a clean environment (see `_environment`)."""
+def _python(arguments, env_overrides, tmp_path, timeout):
+    """A fresh interpreter with `arguments` in the project's directory and a clean environment
+    (see `_environment`)."""
     return subprocess.run(  # noqa: S603
-        [sys.executable, "manage.py", *args],
+        [sys.executable, *arguments],
         cwd=settings.BASE_DIR,
         env=_environment(env_overrides, tmp_path),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
+
+
+def run_manage(*args, env_overrides, tmp_path):
+    """`manage.py *args` in a clean environment (see `_environment`)."""
+    return _python(["manage.py", *args], env_overrides, tmp_path, timeout=120)
 
 
 def read_settings(*names, env_overrides, tmp_path) -> list:
@@ -43,15 +49,7 @@ def read_settings(*names, env_overrides, tmp_path) -> list:
     script = (
         f"import config.settings as s; print(repr([getattr(s, name) for name in {list(names)!r}]))"
     )
-    result = subprocess.run(  # noqa: S603
-        [sys.executable, "-c", script],
-        cwd=settings.BASE_DIR,
-        env=_environment(env_overrides, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = _python(["-c", script], env_overrides, tmp_path, timeout=60)
     assert result.returncode == 0, result.stderr
     return ast.literal_eval(result.stdout.strip().splitlines()[-1])
 
