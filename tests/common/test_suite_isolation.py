@@ -1,6 +1,7 @@
 """What one test leaves to the next on the same xdist worker, in any order: a test with
-`transaction=True` ends with a flush, and the next still finds what the migrations wrote; a
-test that replaces the root logger's handlers gets them put back."""
+`transaction=True` ends with a flush (on SQLite, a new copy of the template), and the next still
+finds what the migrations wrote; a test that replaces the root logger's handlers gets them put
+back."""
 
 import logging
 
@@ -8,6 +9,7 @@ import pytest
 
 from debugtools.handler import DatabaseHandler
 from store.tax.models import TaxClass
+from tests.fixtures.db import _restore_from_template
 from tests.fixtures.isolation import own_handlers, root_logging_kept
 
 DEFAULT_CLASSES = ["standard", "reduced-rate", "zero-rate"]  # store_tax 0001, a data migration
@@ -27,6 +29,17 @@ def test_a_flushed_database_keeps_the_data_migrations_rows():
 def test_and_so_does_the_next_test_after_a_flush():
     assert default_classes() == DEFAULT_CLASSES
     TaxClass.objects.filter(slug="reduced-rate").delete()
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.django_db(transaction=True)
+def test_on_sqlite_a_transactional_test_ends_with_a_copy_of_the_template():
+    from django.test import TransactionTestCase
+
+    TaxClass.objects.create(name="Extra", slug="extra")
+    TaxClass.objects.filter(slug="standard").delete()
+    assert _restore_from_template(TransactionTestCase())  # the copy, not the flush
+    assert default_classes() == DEFAULT_CLASSES
 
 
 def test_a_test_in_a_transaction_sees_them_too(db):
