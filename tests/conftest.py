@@ -15,7 +15,12 @@ from tests.fixtures.tasks import eager_tasks
 
 _media_numbers = itertools.count()
 
-pytest_plugins = ["tests.fixtures.db", "tests.fixtures.markers", "tests.fixtures.store"]
+pytest_plugins = [
+    "tests.fixtures.db",
+    "tests.fixtures.demo",
+    "tests.fixtures.markers",
+    "tests.fixtures.store",
+]
 
 # Property tests: each names its number of examples in its own @settings. Their fixtures build
 # rows per test (function-scoped, rolled back), and a case that writes orders is slow by the

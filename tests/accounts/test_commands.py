@@ -138,16 +138,12 @@ def test_createaccount_exits_non_zero_from_the_shell(tmp_path):
     assert "type" in result.stderr
 
 
-@pytest.fixture
-def debug_on(settings):
-    settings.DEBUG = True  # pytest-django runs with DEBUG off; seed_demo is a development tool
-
-
-@pytest.mark.usefixtures("debug_on")
 @pytest.mark.sqlite_only  # the demo of `make run`: one pass
-def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(api_client, client_for):
+@pytest.mark.django_db(transaction=True)
+def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(
+    seeded_demo, api_client, client_for
+):
     """`make run` seeds on every start: a second run must not log anybody out."""
-    call_command("seed_demo", stdout=StringIO())
     developer = User.objects.get(email="developer@example.com")
     portal = client_for(developer)
     reseller = User.objects.get(email="reseller@example.com")
@@ -180,12 +176,12 @@ def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(api_cl
     assert any(re.match(r"\s+agency@example.com\s+emporion-demo-2026\s+agency$", x) for x in lines)
 
 
-@pytest.mark.usefixtures("debug_on")
 @pytest.mark.sqlite_only  # the demo of `make run`: one pass
-def test_seed_demo_prints_logins_and_urls_and_no_licence_list():
-    out = StringIO()
-    call_command("seed_demo", "--base-url", "http://127.0.0.1:8000", stdout=out)
-    text = out.getvalue()
+@pytest.mark.django_db(transaction=True)
+def test_seed_demo_prints_logins_and_urls_and_no_licence_list(seeded_demo):
+    """What the first start of `make run` prints (its default base URL), and a later start's
+    links on the base URL it is given."""
+    text = seeded_demo
     assert "developer@example.com" in text
     assert "emporion-demo-2026" in text
     assert "http://127.0.0.1:8000/api/v1/docs/" in text
@@ -196,6 +192,10 @@ def test_seed_demo_prints_logins_and_urls_and_no_licence_list():
         "  licences: agency@example.com 1, developer@example.com 2, reseller@example.com 2 "
         "(list them: GET /api/v1/portal/licenses, or the admin)"
     ) in text.splitlines()
+    out = StringIO()
+    call_command("seed_demo", "--base-url", "http://localhost:9000", stdout=out)
+    assert "http://localhost:9000/api/v1/docs/" in out.getvalue()
+    assert "http://localhost:9000/admin/" in out.getvalue()
 
 
 def test_seed_demo_refuses_to_run_without_debug(settings):

@@ -3,9 +3,10 @@
 The suite's SQLite database is built from the models (tests/fixtures/db.py): no worker waits the
 20 s of migrating from scratch before its first test. `make run` migrates. Here every migration
 is applied to a fresh SQLite file, as `make run` does on a new machine (on one worker while the
-others go on), and what they built is compared with the test database: the same tables with the same column, key and constraint definitions, the
-same indexes, and the same rows seeded (the data migrations and the post_migrate handlers).
-CI's PostgreSQL pass migrates its own test database, so both engines run every migration.
+others go on), and what they built is compared with the test database: the same tables with the
+same column, key and constraint definitions, the same indexes, and the same rows seeded (the
+data migrations and the post_migrate handlers). CI's PostgreSQL pass migrates its own test
+database, so both engines run every migration.
 """
 
 import re

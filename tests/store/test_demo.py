@@ -2,7 +2,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.test import TestCase, override_settings
+from django.test import TestCase
 
 from store.catalog.models import Attribute, Brand, Category, Product, Variant
 from store.inventory.models import StockMovement, Warehouse
@@ -10,25 +10,13 @@ from store.media.models import MediaImage
 from store.orders.models import Order
 from store.reviews.models import Review
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_only]  # the demo of `make run`: one pass
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.sqlite_only,  # the demo of `make run`: one pass
+]
 
 
-@pytest.fixture(scope="module")
-def demo(module_db, tmp_path_factory) -> str:
-    """The demo data, seeded once for the module (what `make run` seeds), with the stock tasks
-    its orders enqueue run; answers what seed_demo printed. Each test checks its part, then
-    seeds again (in its own savepoint) to see that a second run changes nothing."""
-    out = StringIO()
-    media = tmp_path_factory.mktemp("demo-media")
-    with (
-        override_settings(DEBUG=True, MEDIA_ROOT=media),
-        TestCase.captureOnCommitCallbacks(execute=True),
-    ):
-        call_command("seed_demo", stdout=out)
-    return out.getvalue()
-
-
-def test_seed_demo_adds_a_store_catalog_and_is_idempotent(demo, settings):
+def test_seed_demo_adds_a_store_catalog_and_is_idempotent(seeded_demo, settings):
     settings.DEBUG = True
     counts = (
         Product.objects.count(),
@@ -45,7 +33,7 @@ def test_seed_demo_adds_a_store_catalog_and_is_idempotent(demo, settings):
     assert all(n > 0 for n in counts)
     assert Product.objects.exclude(featured_image=None).count() == 6
     assert Review.objects.filter(status="approved").count() == 3
-    assert "Store (ec/v1)" in demo
+    assert "Store (ec/v1)" in seeded_demo
     call_command("seed_demo", stdout=StringIO())
     assert (
         Product.objects.count(),
@@ -58,7 +46,7 @@ def test_seed_demo_adds_a_store_catalog_and_is_idempotent(demo, settings):
     ) == counts
 
 
-def test_seed_demo_adds_orders_in_several_statuses_with_their_stock(demo, settings):
+def test_seed_demo_adds_orders_in_several_statuses_with_their_stock(seeded_demo, settings):
     settings.DEBUG = True
     statuses = set(Order.objects.values_list("status", flat=True))
     assert statuses == {
@@ -80,13 +68,15 @@ def test_seed_demo_adds_orders_in_several_statuses_with_their_stock(demo, settin
     assert Warehouse.objects.count() == 2
     tote = Product.objects.get(sku="TOTE-1")
     assert tote.stock_quantity == 30 - 1 - 2  # pending and completed hold; refunded gave back
-    assert all(number in demo for number in Order.objects.values_list("order_number", flat=True))
+    assert all(
+        number in seeded_demo for number in Order.objects.values_list("order_number", flat=True)
+    )
     counts = (Order.objects.count(), StockMovement.objects.count())
     call_command("seed_demo", stdout=StringIO())
     assert (Order.objects.count(), StockMovement.objects.count()) == counts
 
 
-def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(demo, settings):
+def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(seeded_demo, settings):
     from store.coupons.models import Coupon
     from store.shipping.models import ShippingMethod, ShippingZone
     from store.tax.models import TaxRate
@@ -100,7 +90,7 @@ def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(demo, settings):
     )
     assert counts == (4, 7, 54, 4)
     assert ShippingZone.objects.filter(is_fallback=True).count() == 1
-    assert "WELCOME10" in demo
+    assert "WELCOME10" in seeded_demo
     call_command("seed_demo", stdout=StringIO())
     assert (
         ShippingZone.objects.count(),
@@ -110,7 +100,7 @@ def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(demo, settings):
     ) == counts
 
 
-def test_seed_demo_turns_on_the_feeds_and_the_generic_marketplace(demo, settings, client):
+def test_seed_demo_turns_on_the_feeds_and_the_generic_marketplace(seeded_demo, settings, client):
     """The printed feed URL serves the generated feed; a webhook signed with the printed demo
     secret becomes a store order (the README's walk-throughs, on `make run`)."""
     import hashlib
@@ -129,7 +119,7 @@ def test_seed_demo_turns_on_the_feeds_and_the_generic_marketplace(demo, settings
         "google",
         "skroutz",
     }
-    urls = re.findall(r"https?://\S+/feed\.xml\?token=\S+", demo)
+    urls = re.findall(r"https?://\S+/feed\.xml\?token=\S+", seeded_demo)
     assert len(urls) == 2
     for url in urls:
         parts = urlsplit(url)

@@ -5,10 +5,8 @@ receivable settled, the bank, the sales and the VAT), and the books balance."""
 from __future__ import annotations
 
 from decimal import Decimal
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.test import TestCase
 
 from accounts.models import User
@@ -20,10 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.sqlite_only  # a walk-through of `make run`: one pass
-def test_an_orders_invoice_and_payment_appear_in_the_trial_balance(settings, client):
-    settings.DEBUG = True
-    with TestCase.captureOnCommitCallbacks(execute=True):
-        call_command("seed_demo", stdout=StringIO())
+@pytest.mark.django_db(transaction=True)
+def test_an_orders_invoice_and_payment_appear_in_the_trial_balance(seeded_demo, client):
     admin = User.objects.get(email="admin@example.com")
     auth = {"HTTP_AUTHORIZATION": basic_auth(admin)}
 

@@ -16,11 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.sqlite_only  # the demo of `make run`: one pass
-def test_seed_demo_licenses_the_store_and_turns_the_erp_on_idempotently(settings):
-    settings.DEBUG = True
-    out = StringIO()
-    call_command("seed_demo", stdout=out)
-    text = out.getvalue()
+@pytest.mark.django_db(transaction=True)
+def test_seed_demo_licenses_the_store_and_turns_the_erp_on_idempotently(seeded_demo):
+    text = seeded_demo
     assert "ERP (the store's Business licence" in text
     row = ErpSettings.objects.get()
     licence = License.objects.get(license_key=row.license_key)

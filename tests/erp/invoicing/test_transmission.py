@@ -432,20 +432,16 @@ def test_the_task_retries_on_a_worker_then_gives_up(api, series, monkeypatch):
 
 
 @pytest.mark.sqlite_only  # the demo of `make run`: one pass
-def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(settings, client):
+@pytest.mark.django_db(transaction=True)
+def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(seeded_demo, client):
     """The README's walk-through on the demo data: order -> invoice -> issue -> transmit -> PDF."""
-    from io import StringIO
 
-    from django.core.management import call_command
     from django.test import TestCase
 
     from accounts.models import User
     from store.orders.models import Order
     from tests.fixtures.store import basic_auth
 
-    settings.DEBUG = True
-    with TestCase.captureOnCommitCallbacks(execute=True):
-        call_command("seed_demo", stdout=StringIO())
     admin = User.objects.get(email="admin@example.com")
     auth = {"HTTP_AUTHORIZATION": basic_auth(admin)}
     order = Order.objects.filter(status="processing").order_by("pk").first()

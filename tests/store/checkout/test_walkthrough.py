@@ -2,11 +2,8 @@
 shipping, checks out, pays with the sandbox card and reads the order-received page — the
 README's walk-through, through the HTTP API alone."""
 
-from io import StringIO
-
 import pytest
 from django.core import mail
-from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from store.catalog.models import Product
@@ -16,14 +13,12 @@ from tests.fixtures.store import API
 from tests.store.checkout.helpers import ADDRESS, CARD
 
 pytestmark = [
-    pytest.mark.django_db,
+    pytest.mark.django_db(transaction=True),
     pytest.mark.sqlite_only,
 ]  # a walk-through of `make run`: one pass
 
 
-def test_the_readme_walk_through(settings, django_capture_on_commit_callbacks):
-    settings.DEBUG = True
-    call_command("seed_demo", stdout=StringIO())
+def test_the_readme_walk_through(seeded_demo, django_capture_on_commit_callbacks):
     assert store_settings.get_value("payments", "bank_transfer_iban")
     tote = Product.objects.get(sku="TOTE-1")
     free = ShippingMethod.objects.get(title="Free delivery", zone__name="Attica")
