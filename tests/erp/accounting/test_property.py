@@ -138,6 +138,7 @@ def _check() -> None:
         ), lines
 
 
+@pytest.mark.slow(reason="25 generated sequences of up to 12 business events, each on the database")
 @settings(max_examples=25)
 @given(steps=st.lists(STEP, min_size=1, max_size=12))
 def test_the_books_balance_after_any_sequence_of_events(erp_on, steps):
