@@ -23,7 +23,6 @@ from tests.fixtures.db import _fingerprint, _locked, _template_dir
 pytestmark = [
     pytest.mark.django_db,
     pytest.mark.sqlite_only,
-    pytest.mark.slow(reason="every migration from scratch, once for each state of the code"),
 ]
 
 # Django's bookkeeping of applied migrations (the models' build has no rows in it), and the
@@ -86,6 +85,7 @@ def migrated(tmp_path) -> dict:
         return _schema_and_rows(database.cursor())
 
 
+@pytest.mark.slow(reason="every migration from scratch, once for each state of the code")
 def test_the_migrations_build_the_schema_and_rows_of_the_models(migrated):
     with connection.cursor() as cursor:
         built = _schema_and_rows(cursor)
