@@ -5,12 +5,10 @@ from datetime import UTC, datetime
 
 import pytest
 import time_machine
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from store.customers.models import CustomerAddress
 from store.orders.models import Order
-from tests.fixtures.store import API, error
+from tests.fixtures.store import API, error, warm_queries
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
 
@@ -197,26 +195,16 @@ def test_the_list_with_stats(manager_client, shopper):
 # --- Query ceilings ------------------------------------------------------------------------------
 
 
-# The credentials (2 queries), the COUNT, the page's rows (with their order stats on
-# /customers-with-stats) and their default addresses.
-def _queries(client, path, params) -> int:
-    client.get(path, params)  # the account's capabilities and the settings are cached
-    with CaptureQueriesContext(connection) as captured:
-        response = client.get(path, params)
-    assert response.status_code == 200, response.content
-    return len(captured)
-
-
 def test_a_customers_orders_cost_the_same_for_3_orders_as_for_30(manager_client):
     customer = CustomerFactory()
     product = stocked(stock=10_000)
     for _ in range(3):
         make_order(line(product), customer=customer)
     url = f"{CUSTOMERS}/{customer.pk}/orders"
-    few = _queries(manager_client, url, {"per_page": 100})
+    few = warm_queries(manager_client, url, {"per_page": 100})
     for _ in range(27):
         make_order(line(product), customer=customer)
-    assert _queries(manager_client, url, {"per_page": 100}) <= few
+    assert warm_queries(manager_client, url, {"per_page": 100}) <= few
     assert len(manager_client.get(url, {"per_page": 100}).json()["orders"]) == 30
 
 
@@ -226,7 +214,7 @@ def test_the_account_overview_costs_the_same_whatever_the_orders(customer_client
     mine = services.customer_for_user(user=customer)
     product = stocked(stock=10_000)
     make_order(line(product), customer=mine)
-    few = _queries(customer_client, f"{API}/account", {})
+    few = warm_queries(customer_client, f"{API}/account", {})
     for _ in range(20):
         make_order(line(product), customer=mine, status="processing")
-    assert _queries(customer_client, f"{API}/account", {}) == few
+    assert warm_queries(customer_client, f"{API}/account", {}) == few

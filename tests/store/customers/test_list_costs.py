@@ -2,15 +2,10 @@
 module, for each listing, with busy customers (two addresses, two orders, half with a login)."""
 
 import pytest
-from django.contrib.auth.models import Group
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
-from store.common.capabilities import SHOP_MANAGER_ROLE
 from store.customers.models import CustomerAddress
 from tests.accounts.factories import UserFactory
-from tests.fixtures.store import API, basic_auth
+from tests.fixtures.store import API, api_as, shop_manager, warm_queries
 from tests.fixtures.tasks import eager_tasks
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
@@ -43,26 +38,15 @@ def _customers(count: int, tag: str) -> None:
             make_order(line(product), customer=customer, status=status)
 
 
-def _queries(client, path, params) -> int:
-    client.get(path, params)  # the account's capabilities and the settings are cached
-    with CaptureQueriesContext(connection) as captured:
-        response = client.get(path, params)
-    assert response.status_code == 200, response.content
-    return len(captured)
-
-
 @pytest.fixture(scope="module")
 def costs(module_db):
     """{listing: (queries with 3 customers, queries with 30, the total listed with 30)}."""
-    manager = UserFactory(email="lister@example.com")
-    manager.groups.add(Group.objects.get(name=SHOP_MANAGER_ROLE))
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=basic_auth(manager))
+    client = api_as(shop_manager("lister@example.com"))
     with eager_tasks():
         _customers(3, "few")
-        few = {name: _queries(client, API + path, p) for name, (path, p) in LISTINGS.items()}
+        few = {name: warm_queries(client, API + path, p) for name, (path, p) in LISTINGS.items()}
         _customers(27, "many")
-        many = {name: _queries(client, API + path, p) for name, (path, p) in LISTINGS.items()}
+        many = {name: warm_queries(client, API + path, p) for name, (path, p) in LISTINGS.items()}
         totals = {
             name: client.get(API + path, p).json()["total"] for name, (path, p) in LISTINGS.items()
         }

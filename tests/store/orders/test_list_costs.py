@@ -2,15 +2,9 @@
 the module with 3 busy orders and again with 50, for each kind of listing."""
 
 import pytest
-from django.contrib.auth.models import Group
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
-from store.common.capabilities import SHOP_MANAGER_ROLE
 from store.orders import services
-from tests.accounts.factories import UserFactory
-from tests.fixtures.store import API, basic_auth
+from tests.fixtures.store import API, api_as, shop_manager, warm_queries
 from tests.fixtures.tasks import eager_tasks
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
@@ -43,20 +37,13 @@ def _busy_orders(count: int, tag: str) -> None:
 
 
 def _count(client, **params) -> int:
-    client.get(ORDERS, {"per_page": 100, **params})  # the total is cached: count it warm
-    with CaptureQueriesContext(connection) as captured:
-        response = client.get(ORDERS, {"per_page": 100, **params})
-    assert response.status_code == 200, response.content
-    return len(captured)
+    return warm_queries(client, ORDERS, {"per_page": 100, **params})
 
 
 @pytest.fixture(scope="module")
 def costs(module_db):
     """{listing: (queries with 3 orders, queries with 50)}, and the orders a page of 100 lists."""
-    manager = UserFactory(email="lister@example.com")
-    manager.groups.add(Group.objects.get(name=SHOP_MANAGER_ROLE))
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=basic_auth(manager))
+    client = api_as(shop_manager("lister@example.com"))
     with eager_tasks():
         _busy_orders(3, "few")
         client.get(ORDERS)  # the account's capability lookups are cached
