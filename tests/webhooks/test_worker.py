@@ -143,6 +143,7 @@ def test_a_delivery_and_its_retry_go_through_a_real_worker(workers, receiver, se
     assert 4 <= gap <= 8  # 5 s ± 20%, plus the worker's own latency
 
 
+@pytest.mark.slow(reason="two real Celery worker processes, one killed mid-delivery")
 def test_a_worker_killed_mid_delivery_is_redelivered_without_a_duplicate_success(
     workers, receiver, settings
 ):

@@ -179,6 +179,7 @@ def workers():
 @pytest.mark.redis
 @pytest.mark.postgresql_only
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow(reason="two real Celery worker processes started and racing")
 def test_two_real_workers_racing_on_one_order_move_stock_once(workers):
     lamp = stocked(stock=10)
     mug = stocked(title="Mug", stock=10)
