@@ -17,6 +17,7 @@ pytestmark = [
 ]
 
 
+@pytest.mark.slow(reason="a real Celery worker process started, and the delivery waited for")
 def test_a_store_event_goes_through_a_real_worker(
     workers,  # noqa: F811
     receiver,
