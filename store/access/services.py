@@ -89,19 +89,80 @@ def roles_ensure_built_in(roles: Iterable[BuiltInRole]) -> list[Group]:
     lost; read-only like the store's (409 `built_in_role`). A role is found by its slug; a new
     one takes its name, or "<name> (<slug>)" when a role already has the name (a custom role
     is never taken over). Idempotent."""
+    roles = list(roles)
+    found = {
+        profile.slug: profile
+        for profile in RoleProfile.objects.select_related("group").filter(
+            slug__in=[role.slug for role in roles]
+        )
+    }
+    _create_unnamed([role for role in roles if role.slug not in found], found)
     groups = []
     for role in roles:
-        profile = RoleProfile.objects.select_related("group").filter(slug=role.slug).first()
-        if profile is not None:
-            group = profile.group
-        else:
+        profile = found.get(role.slug)
+        if profile is None:  # a group has its name already: one by one, as the rules say
             group = Group.objects.filter(name__iexact=role.name, store_role__isnull=True).first()
             if group is None:
                 taken = Group.objects.filter(name__iexact=role.name).exists()
                 name = f"{role.name} ({role.slug})"[:NAME_MAX] if taken else role.name
                 group = Group.objects.get_or_create(name=name)[0]
-        groups.append(_seed(group, role))
+            groups.append(_seed(group, role))
+            continue
+        if not profile.built_in or (role.description and profile.description != role.description):
+            profile.built_in = True
+            profile.description = role.description or profile.description
+            profile.save(update_fields=["built_in", "description", "updated_at"])
+        groups.append(profile.group)
+    _give_back_capabilities(zip(groups, roles, strict=True))
     return groups
+
+
+def _create_unnamed(roles: list[BuiltInRole], found: dict[str, RoleProfile]) -> None:
+    """Make, in three statements, the new roles whose name no group has yet (in any case):
+    what happens the first time; they join `found`."""
+    if not roles:
+        return
+    named = Q()
+    for role in roles:
+        named |= Q(name__iexact=role.name)
+    existing = {
+        name.casefold() for name in Group.objects.filter(named).values_list("name", flat=True)
+    }
+    fresh = [role for role in roles if role.name.casefold() not in existing]
+    if not fresh:
+        return
+    groups = Group.objects.bulk_create([Group(name=role.name) for role in fresh])
+    profiles = RoleProfile.objects.bulk_create(
+        [
+            RoleProfile(group=group, slug=role.slug, built_in=True, description=role.description)
+            for group, role in zip(groups, fresh, strict=True)
+        ]
+    )
+    for profile in profiles:
+        found[profile.slug] = profile
+
+
+def _give_back_capabilities(seeded: Iterable[tuple[Group, BuiltInRole]]) -> None:
+    """Give each seeded role any capability it lost: one read of what they hold, one insert of
+    what they miss (already-existing roles cost two queries in all)."""
+    seeded = list(seeded)
+    ids = {p.codename: p.pk for p in _permissions(c for _g, r in seeded for c in r.capabilities)}
+    through = Group.permissions.through
+    held = set(
+        through.objects.filter(group__in=[group.pk for group, _role in seeded]).values_list(
+            "group_id", "permission_id"
+        )
+    )
+    missing = {
+        (group.pk, ids[codename])
+        for group, role in seeded
+        for codename in role.capabilities
+        if codename in ids and (group.pk, ids[codename]) not in held
+    }
+    through.objects.bulk_create(
+        [through(group_id=group, permission_id=permission) for group, permission in missing],
+        ignore_conflicts=True,
+    )
 
 
 @transaction.atomic

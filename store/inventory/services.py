@@ -498,8 +498,11 @@ def _note_change(changed, product_id: int, row: dict, quantity: int, status: str
 
 
 @transaction.atomic
-def stock_status_set(*, product_id: int, variant_id: int | None = None, status: str) -> None:
-    """The stock status of an item without tracked inventory, set by hand."""
+def stock_status_set(
+    *, product_id: int, variant_id: int | None = None, status: str, refresh: bool = True
+) -> None:
+    """The stock status of an item without tracked inventory, set by hand. `refresh=False`
+    leaves recomputing the stock fields to a caller that does it once for all its writes."""
     _lock_products([product_id])
     model, pk = (Variant, variant_id) if variant_id is not None else (Product, product_id)
     item = model.objects.filter(pk=pk).values("track_inventory").first()
@@ -512,7 +515,8 @@ def stock_status_set(*, product_id: int, variant_id: int | None = None, status: 
     if status not in StockStatus.values:
         raise invalid_params({"stock_status": [f"Not a stock status: {status!r}."]})
     model.objects.filter(pk=pk).update(stock_status=status)
-    stock_fields_refresh(product_ids=[product_id])
+    if refresh:
+        stock_fields_refresh(product_ids=[product_id])
 
 
 # --- Setting stock by hand -----------------------------------------------------------------------
@@ -536,6 +540,7 @@ def stock_set(
     reason: str = MovementReason.MANUAL_ADJUSTMENT,
     reference: Reference | None = None,
     idempotency_key: str | None = None,
+    refresh: bool = True,
 ) -> StockMovement | None:
     """Set how many units of an item there are; answers the movement (None: nothing changed).
 
@@ -543,6 +548,8 @@ def stock_set(
     is the item's total for sale (its levels in active warehouses): the default warehouse's
     level is adjusted to make it so, which other warehouses' stock may make impossible
     (400 `stock_in_other_warehouses`). A repeated `idempotency_key` changes nothing.
+    `refresh=False` leaves recomputing the stock fields to a caller that does it once for all
+    its writes (the catalog's).
     """
     reference = reference or Reference()
     if quantity < 0:
@@ -591,7 +598,8 @@ def stock_set(
         key=idempotency_key or f"set:{uuid.uuid4().hex}",
         sku=_sku(product_id, variant_id),
     )
-    stock_fields_refresh(product_ids=[product_id])
+    if refresh:
+        stock_fields_refresh(product_ids=[product_id])
     return movement
 
 

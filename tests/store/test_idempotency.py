@@ -22,7 +22,7 @@ from store.catalog.models import Attribute, AttributeTerm, Brand, Category, Prod
 from store.checkout.models import Checkout
 from store.common.cart_session import CART_COOKIE, CART_HEADER
 from store.coupons.models import Coupon
-from store.docs.schema import generate
+from store.docs.schema import store_schema_document
 from store.media.models import MediaImage
 from store.orders.models import Order, OrderItem, Payment, Shipment
 from store.payments.models import SandboxCharge
@@ -386,11 +386,11 @@ def test_log_ins_ignore_the_key():
 
 
 def test_every_store_post_documents_the_header():
-    schema = generate()
+    schema = store_schema_document()
     skipped = {"/checkout/login", "/checkout/create-account"}
-    # Inbound provider events: deduplicated by the provider's event id instead (issue 13).
+    # Inbound provider events: deduplicated by the provider's event id instead.
     skipped |= {"/webhooks/payment/{gateway_id}", "/payment/callback/{gateway_id}"}
-    skipped |= {"/marketplace/webhook/{marketplace}"}  # issue 16: the marketplace's event id
+    skipped |= {"/marketplace/webhook/{marketplace}"}  # by the marketplace's event id
     posts = {path: ops["post"] for path, ops in schema["paths"].items() if "post" in ops}
     assert {"/orders", "/media", "/products", "/checkout", "/admin/coupons"} <= set(posts)
     for path, operation in posts.items():

@@ -265,9 +265,9 @@ def _derive(product: Product) -> None:
     product.on_sale = any(row[1] for row in variants)
 
 
-def product_refresh(*, product: Product) -> Product:
+def product_refresh(*, product: Product, variant: Variant | None = None) -> Product:
     """Recompute and store the derived fields (prices, sale flag; the stock fields through
-    the inventory)."""
+    the inventory, of `variant` too when given)."""
     _derive(product)
     Product.objects.filter(pk=product.pk).update(
         price=product.price,
@@ -276,7 +276,7 @@ def product_refresh(*, product: Product) -> Product:
         on_sale=product.on_sale,
     )
     invalidate([product.pk], [PRICE])
-    stock_refresh(product=product)
+    stock_refresh(product=product, variant=variant)
     return product
 
 

@@ -20,7 +20,8 @@ def stock_write(
     manual_status: str | None = None,
     user=None,
 ) -> None:
-    """Apply a quantity (the item's total for sale) and, for untracked items, a manual status."""
+    """Apply a quantity (the item's total for sale) and, for untracked items, a manual status.
+    The stock fields are not recomputed here: the caller follows with `stock_refresh`, once."""
     item = variant if variant is not None else product
     reference = inventory.Reference(
         type="variant" if variant is not None else "product",
@@ -31,11 +32,15 @@ def stock_write(
     variant_id = variant.pk if variant is not None else None
     if quantity is not None:
         inventory.stock_set(
-            product_id=product.pk, variant_id=variant_id, quantity=quantity, reference=reference
+            product_id=product.pk,
+            variant_id=variant_id,
+            quantity=quantity,
+            reference=reference,
+            refresh=False,
         )
     if manual_status and not item.track_inventory and manual_status != item.stock_status:
         inventory.stock_status_set(
-            product_id=product.pk, variant_id=variant_id, status=manual_status
+            product_id=product.pk, variant_id=variant_id, status=manual_status, refresh=False
         )
 
 

@@ -15,7 +15,7 @@ from store.catalog.services.products import (
     next_sort_order,
     product_refresh,
 )
-from store.catalog.services.stock import stock_refresh, stock_write
+from store.catalog.services.stock import stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.problems import Problems
 from store.inventory import services as inventory
@@ -197,8 +197,7 @@ def _write(variant: Variant, fields: dict, *, creating: bool, user=None) -> Vari
         manual_status=fields.get("stock_status"),
         user=user,
     )
-    product_refresh(product=product)
-    stock_refresh(product=product, variant=variant)
+    product_refresh(product=product, variant=variant)
     return variant
 
 

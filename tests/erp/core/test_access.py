@@ -75,6 +75,23 @@ def test_seeding_never_takes_over_a_custom_role_of_the_same_name(
     )
 
 
+def test_turning_the_erp_on_again_gives_a_seeded_role_back_what_it_lost(business_licence):
+    from erp.core.capabilities import BUILT_IN_ROLES
+    from store.access.models import RoleProfile
+
+    erp_services.erp_activate(license_key=business_licence.license_key)
+    accountant = Group.objects.get(store_role__slug="erp_accountant")
+    accountant.permissions.clear()
+    RoleProfile.objects.filter(slug="erp_sales").update(built_in=False, description="")
+    erp_services.erp_activate(license_key=business_licence.license_key)
+    for role in BUILT_IN_ROLES:
+        group = Group.objects.get(store_role__slug=role.slug)
+        held = set(group.permissions.values_list("codename", flat=True))
+        assert held == set(role.capabilities), role.slug
+        assert group.store_role.built_in, role.slug
+        assert group.store_role.description == role.description, role.slug
+
+
 def test_an_erp_role_is_created_changed_and_deleted_with_erp_capabilities_only(boss):
     response = boss.post(ROLES, {"name": "Bookkeeper", "capabilities": [ACCOUNTING]}, format="json")
     assert response.status_code == 201, response.content
