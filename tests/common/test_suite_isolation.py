@@ -1,5 +1,6 @@
 """What one test leaves to the next on the same xdist worker, in any order: a test with
-`transaction=True` ends with a flush (on SQLite, a new copy of the template), and the next still
+`transaction=True` ends with a flush (on SQLite, a new copy of the template; on PostgreSQL, every
+table emptied and the first rows copied back), and the next still
 finds what the migrations wrote; a test that replaces the root logger's handlers gets them put
 back."""
 
@@ -40,6 +41,28 @@ def test_on_sqlite_a_transactional_test_ends_with_a_copy_of_the_template():
     TaxClass.objects.filter(slug="standard").delete()
     assert _restore_from_template(TransactionTestCase())  # the copy, not the flush
     assert default_classes() == DEFAULT_CLASSES
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_transactional_test_ends_with_the_first_rows_copied_back():
+    from django.contrib.auth.models import Group, Permission
+    from django.test import TransactionTestCase
+
+    def state():
+        return (
+            default_classes(),
+            sorted(Group.objects.values_list("pk", "name")),
+            sorted(Permission.objects.values_list("pk", "codename")),
+        )
+
+    before = state()
+    assert before[1], "the seeded roles"
+    TaxClass.objects.create(name="Extra", slug="extra")
+    TaxClass.objects.filter(slug="standard").delete()
+    Group.objects.all().delete()
+    assert _restore_from_template(TransactionTestCase())  # the copy, not the flush
+    assert state() == before
 
 
 def test_a_test_in_a_transaction_sees_them_too(db):
