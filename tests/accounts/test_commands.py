@@ -111,6 +111,7 @@ def test_createaccount_makes_staff(client):
     assert User.objects.get(email="ops@example.com").is_staff
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 def test_createaccount_exits_non_zero_from_the_shell(tmp_path):
     """The real process: a bad type is a clear message on stderr and exit status 1."""
     env = {"PATH": "/usr/bin:/bin", "VAR_DIR": str(tmp_path), "DEBUG": "1"}

@@ -147,12 +147,14 @@ def deploy_check(tmp_path, *tags, **env) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 def test_check_deploy_is_clean_with_the_production_variables(tmp_path):
     result = deploy_check(tmp_path, **PRODUCTION_ENV)
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 @pytest.mark.parametrize(
     ("changes", "check_ids"),
     [
@@ -172,6 +174,7 @@ def test_check_deploy_fails_on_each_production_mistake(tmp_path, changes, check_
     assert reported == check_ids, result.stderr
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 def test_debug_is_off_unless_set(tmp_path):
     """Without DEBUG in the environment the process is a production one: it refuses to start
     on the development SECRET_KEY, and starts with DEBUG off given a key of its own."""
@@ -187,6 +190,7 @@ def test_debug_is_off_unless_set(tmp_path):
     assert shown == [False, True]
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 def test_make_run_turns_debug_on():
     result = subprocess.run(
         ["make", "-n", "run", "check-migrations"],  # noqa: S607 - the project's Makefile

@@ -6,7 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.sqlite_only  # a reading of the source: the same in every pass
 
 PACKAGES = ("accounts", "clients", "common", "config", "licensing", "store", "webhooks")
 

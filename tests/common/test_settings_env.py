@@ -96,12 +96,14 @@ def test_embedded_defaults():
         assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 def test_without_debug_the_development_secret_key_is_refused(tmp_path):
     result = run_manage("check", env_overrides={"DEBUG": "0"}, tmp_path=tmp_path)
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
 
 
+@pytest.mark.sqlite_only  # a fresh process in a clean environment: the same in every pass
 def test_a_malformed_variable_stops_the_process(tmp_path):
     result = run_manage("check", env_overrides={"NUM_PROXIES": "two"}, tmp_path=tmp_path)
     assert result.returncode != 0

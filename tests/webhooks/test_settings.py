@@ -2,7 +2,12 @@
 
 import secrets
 
+import pytest
+
 from tests.common.test_settings_env import read_settings, run_manage
+
+# fresh processes in a clean environment: the embedded default whatever the pass
+pytestmark = pytest.mark.sqlite_only
 
 NAME = "WEBHOOKS_ALLOW_PRIVATE_URLS"
 
