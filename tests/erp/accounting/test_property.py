@@ -28,6 +28,7 @@ from store.payments import services as payment_services
 from tests.erp.accounting.conftest import REPORTS, ok, on_commit
 from tests.erp.invoicing.helpers import configure, draft_body
 from tests.erp.purchasing.conftest import make_supplier, product, sent_order
+from tests.fixtures.properties import examples
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db
@@ -139,7 +140,7 @@ def _check() -> None:
 
 
 @pytest.mark.slow(reason="25 generated sequences of up to 12 business events, each on the database")
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(steps=st.lists(STEP, min_size=1, max_size=12))
 def test_the_books_balance_after_any_sequence_of_events(erp_on, steps):
     order, supplier = _setup()

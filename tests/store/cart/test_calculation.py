@@ -4,6 +4,7 @@ the cent, whatever the prices, quantities, coupons, rates and shipping."""
 
 from decimal import Decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -197,6 +198,7 @@ coupon_st = st.builds(
 )
 
 
+@pytest.mark.sqlite_only  # a calculation without the database: the same in every pass
 @settings(max_examples=400)
 @given(
     raw_lines=lines_st,

@@ -19,6 +19,7 @@ from store.checkout.services import complete as completing
 from store.common.money import from_cents
 from store.orders.models import Order
 from store.settings import services as settings_services
+from tests.fixtures.properties import examples
 from tests.store.catalog.factories import make_product
 from tests.store.checkout.helpers import ADDRESS, Shop
 from tests.store.coupons.factories import make_coupon
@@ -43,7 +44,7 @@ def shop(db):
     return shop
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(lines=st.lists(LINE, min_size=1, max_size=4), coupon=COUPON, inclusive=st.booleans())
 def test_the_order_carries_the_carts_totals(shop, lines, coupon, inclusive):
     settings_services.settings_update(section="tax", values={"prices_include_tax": inclusive})

@@ -17,6 +17,7 @@ from store.inventory import services
 from store.inventory.choices import MovementReason
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 from store.inventory.services import Reference, StockLine
+from tests.fixtures.properties import examples
 from tests.store.catalog.factories import TermFactory, make_product, make_variant
 
 pytestmark = pytest.mark.django_db
@@ -418,7 +419,7 @@ def run(step, items, warehouses) -> None:
         )
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(steps=OPERATIONS)
 def test_stock_always_equals_the_ledger_sum(steps):
     shirt = make_product(title="Shirt", type="variable")

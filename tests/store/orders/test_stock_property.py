@@ -22,6 +22,7 @@ from store.inventory.models import StockMovement
 from store.orders import services
 from store.orders.choices import TERMINAL, OrderStatus
 from store.orders.models import Order, OrderItem
+from tests.fixtures.properties import examples
 from tests.store.catalog.factories import TermFactory, make_product, make_variant
 from tests.store.orders.factories import on_commit
 
@@ -104,7 +105,7 @@ def _apply(step, order_ids, items) -> None:
 
 
 @pytest.mark.slow(reason="60 generated histories of up to 25 order steps, each on the database")
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     initial=st.tuples(st.integers(0, 12), st.integers(0, 12)),
     orders=st.lists(
