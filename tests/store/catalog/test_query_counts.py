@@ -17,7 +17,11 @@ from tests.store.catalog.factories import (
 )
 from tests.store.media.factories import media_row
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    # whichever test comes first builds the module's 100 products (four to six seconds)
+    pytest.mark.slow(reason="the module's catalog of 100 products, built once for its tests"),
+]
 
 
 def build_catalog(count: int) -> list:

@@ -197,6 +197,7 @@ def _queries(client, **params) -> int:
     return len(captured)
 
 
+@pytest.mark.slow(reason="100 orders placed through the services, then two pages read")
 def test_a_page_of_100_costs_no_more_queries_than_a_page_of_5(
     manager_client, django_assert_max_num_queries
 ):
