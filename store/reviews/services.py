@@ -72,6 +72,13 @@ def review_submit(*, product_id: int, user, rating: int, content: str, title: st
 
 
 def _get_for_update(review_id: int) -> Review:
+    """The review, locked after its product: the order product_delete takes them in (the
+    product, then its reviews by cascade), so a review's change racing its product's deletion
+    waits instead of deadlocking, and then finds the review gone (404)."""
+    product_id = Review.objects.filter(pk=review_id).values_list("product_id", flat=True).first()
+    if product_id is None:
+        raise not_found("review", review_id)
+    list(Product.objects.select_for_update().filter(pk=product_id).values_list("pk"))
     review = Review.objects.select_for_update().filter(pk=review_id).first()
     if review is None:
         raise not_found("review", review_id)
