@@ -21,7 +21,7 @@ from store.catalog.models import (
 )
 from store.catalog.rules import base_slug, derive_price, unique_value
 from store.catalog.services.common import check_identifiers, check_sale_price, existing_or_new
-from store.catalog.services.stock import stock_refresh, stock_write
+from store.catalog.services.stock import stock_initial, stock_refresh, stock_write
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.problems import Problems
 from store.inventory import services as inventory
@@ -313,9 +313,13 @@ def product_create(*, fields: dict, user=None) -> Product:
     if generated:
         product.slug = unique_value(base_slug(product.title, "product"), _slug_taken(None))
     _derive(product)
+    counted = fields.get("stock_quantity") is not None
+    if not counted:  # nothing to put in stock: the fields follow from the product alone
+        stock_initial(product, fields.get("stock_status"))
     _save(product, slug_generated=generated)
     _save_relations(product, resolved)
-    _write_stock(product, fields, user=user)
+    if counted:
+        _write_stock(product, fields, user=user)
     catalog_events.product_created(product)
     return product
 

@@ -8,7 +8,10 @@ fields are recomputed from the stock levels in the same transaction.
 
 from __future__ import annotations
 
+from store.catalog.choices import StockStatus
 from store.catalog.models import Product, Variant
+from store.catalog.rules import derive_stock_status
+from store.common.errors import invalid_params
 from store.inventory import services as inventory
 
 
@@ -42,6 +45,22 @@ def stock_write(
         inventory.stock_status_set(
             product_id=product.pk, variant_id=variant_id, status=manual_status, refresh=False
         )
+
+
+def stock_initial(item: Product | Variant, manual_status: str | None = None) -> None:
+    """The stock fields of an item about to be created without a quantity: it has no stock
+    levels yet (nor, a product, variants), so they are what `stock_refresh` would compute, set
+    on the unsaved instance with no query. A manual status is refused as the inventory's
+    `stock_status_set` refuses it."""
+    if manual_status and manual_status not in StockStatus.values:
+        raise invalid_params({"stock_status": [f"Not a stock status: {manual_status!r}."]})
+    item.stock_quantity = 0
+    item.stock_status = derive_stock_status(
+        track=item.track_inventory,
+        quantity=0,
+        backorders=item.allow_backorders,
+        manual=manual_status or item.stock_status,
+    )
 
 
 def stock_refresh(*, product: Product, variant: Variant | None = None) -> None:

@@ -3,6 +3,7 @@
 import pytest
 
 from store.catalog.models import Product, ProductImage, Variant
+from store.inventory import services as inventory
 from tests.fixtures.store import API, error
 from tests.store.catalog.factories import (
     AttributeFactory,
@@ -106,6 +107,31 @@ def test_price_is_the_regular_price_and_stock_quantity_turns_tracking_on(manager
     assert body["regular_price"] == body["price"] == "9.50"
     assert body["track_inventory"] is True
     assert body["stock_status"] == "out_of_stock"
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        {},
+        {"track_inventory": True},
+        {"track_inventory": True, "allow_backorders": True},
+        {"stock_status": "out_of_stock"},
+        {"stock_status": "on_backorder", "allow_backorders": True},
+    ],
+)
+def test_a_product_created_without_a_quantity_has_the_stock_fields_the_inventory_computes(
+    manager_client, sent
+):
+    """Created with nothing to put in stock, a product's stock fields are set without asking
+    the inventory: they are the ones its recount gives (no levels, no variants yet)."""
+    body = manager_client.post(f"{API}/products", {"title": "Mug", **sent}, format="json").json()
+    created = (body["stock_quantity"], body["stock_status"])
+    product = Product.objects.get(pk=body["id"])
+    assert (product.stock_quantity, product.stock_status) == created
+    recounted = inventory.stock_fields_refresh(product_ids=[product.pk])
+    assert recounted.products[product.pk] == created
+    product.refresh_from_db()
+    assert (product.stock_quantity, product.stock_status) == created
 
 
 def test_the_brand_may_be_given_by_slug(manager_client):
