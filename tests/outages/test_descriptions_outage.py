@@ -18,6 +18,10 @@ REQUEST_BOUND = 2.0  # as tests/outages/test_cache_outage.py
 DESCRIPTIONS = {"ec": STORE, "theme": THEME, "core": CORE}
 
 
+@pytest.mark.slow(
+    reason="starts a Redis of its own and generates the three descriptions where its worker has "
+    "not yet (seconds each on PostgreSQL)"
+)
 def test_every_description_answers_with_redis_stopped(redis_cache):
     settings_services.settings_update(section="developer", values={"api_docs_enabled": True})
     for name in DESCRIPTIONS.values():
