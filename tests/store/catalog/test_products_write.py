@@ -2,7 +2,9 @@
 
 import pytest
 
+from common.errors import ServiceError
 from store.catalog.models import Product, ProductImage, Variant
+from store.catalog.services import products as product_services
 from store.inventory import services as inventory
 from tests.fixtures.store import API, error
 from tests.store.catalog.factories import (
@@ -132,6 +134,18 @@ def test_a_product_created_without_a_quantity_has_the_stock_fields_the_inventory
     assert recounted.products[product.pk] == created
     product.refresh_from_db()
     assert (product.stock_quantity, product.stock_status) == created
+
+
+def test_an_unknown_stock_status_is_refused_and_creates_nothing(manager_client):
+    """Over the API and at the service (what the admin and the commands call), a stock status
+    that is not one is refused before anything is written."""
+    sent = {"title": "Mug", "stock_status": "plenty"}
+    error(manager_client.post(f"{API}/products", sent, format="json"), 400, "invalid_param")
+    with pytest.raises(ServiceError) as refused:
+        product_services.product_create(fields=sent)
+    assert refused.value.code == "invalid_param"
+    assert "stock_status" in str(refused.value.detail)
+    assert not Product.objects.exists()
 
 
 def test_the_brand_may_be_given_by_slug(manager_client):
