@@ -78,3 +78,24 @@ def test_a_test_that_replaces_the_root_loggers_handlers_leaves_them_as_they_were
     assert own_handlers(root) == before
     assert any(isinstance(h, DatabaseHandler) for h in root.handlers)  # the debug log's
     assert root.level == level
+
+
+@pytest.mark.django_db
+def test_rows_written_counts_every_insert_update_and_delete_rolled_back_or_not():
+    """The permission matrix's "nothing changed" rests on it: on both engines it moves with
+    each kind of write, also one a savepoint rolled back, and stands still for a read."""
+    from django.db import transaction
+
+    from tests.fixtures.db import rows_written
+
+    start = rows_written()
+    default_classes()
+    assert rows_written() == start
+    extra = TaxClass.objects.create(name="Extra", slug="extra")
+    assert rows_written() == start + 1
+    TaxClass.objects.filter(pk=extra.pk).update(name="Extra rate")
+    assert rows_written() == start + 2
+    with transaction.atomic():
+        extra.delete()
+        transaction.set_rollback(True)
+    assert rows_written() == start + 3
