@@ -12,8 +12,6 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
 
 FONT_NAME = "EmporionSans"
 FONT_PATHS = (
@@ -25,7 +23,11 @@ FONT_PATHS = (
 
 @cache
 def font() -> str:
-    """The font's name for reportlab (registered on first use)."""
+    """The font's name for reportlab (registered on first use). reportlab loads with the
+    first PDF drawn, not with every process that loads the app."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
     for path in (settings.PDF_FONT, *FONT_PATHS):
         if path and Path(path).is_file():
             try:

@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import io
 
-from reportlab.lib.pagesizes import A4
-from reportlab.lib.units import mm
-from reportlab.pdfgen.canvas import Canvas
-
 from common.pdf import fit as _fit
 from common.pdf import font as _font
 from common.pdf import text as _text
@@ -78,6 +74,11 @@ def order_pdf(order) -> bytes:
     """The order as an A4 PDF: the store and the supplier, dates, terms, where to deliver,
     one row per line (page breaks repeat the header), the total and the notes. An order
     without a warehouse is delivered to the default one."""
+    # reportlab loads with the first PDF drawn, not with every process that loads the app
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen.canvas import Canvas
+
     out = io.BytesIO()
     width, height = A4
     canvas = Canvas(out, pagesize=A4, pageCompression=1)

@@ -11,12 +11,20 @@ from django.db.models.functions import Coalesce
 
 from store.common.errors import not_found, rule_broken
 from store.common.pagination import Page, paginate
-from store.courier import labels, secrets
+from store.courier import secrets
 from store.courier.models import OPEN_STATUSES, CourierAccount, Voucher, VoucherStatus
 from store.courier.providers import PROVIDERS, provider_class
 from store.courier.providers.base import CourierProvider
 from store.orders.models import Order, Shipment
 from store.settings import selectors as store_settings
+
+
+def _labels():
+    """The label drawing (reportlab), loaded with the first label drawn rather than with every
+    process that loads the app (a fifth of a second of start-up)."""
+    from store.courier import labels
+
+    return labels
 
 
 def account_of(name: str) -> CourierAccount:
@@ -140,6 +148,13 @@ def pickup_page(name: str, day: date, *, page: int, per_page: int) -> Page:
     return paginate(_pickup(name, day), page=page, per_page=per_page)
 
 
+def pickup_list_pdf(*, provider_title: str, day: date, rows: list[dict], totals: dict) -> bytes:
+    """The printable pickup list of a provider's day (store.courier.labels)."""
+    return _labels().pickup_list_pdf(
+        provider_title=provider_title, day=day, rows=rows, totals=totals
+    )
+
+
 def pickup_rows(name: str, day: date) -> list[Voucher]:
     return list(_pickup(name, day))
 
@@ -162,7 +177,7 @@ def label_of(voucher: Voucher) -> bytes:
     stored = bytes(voucher.label or b"")
     if stored:
         return stored
-    return labels.label_pdf(
+    return _labels().label_pdf(
         {
             "provider_title": provider_class(voucher.provider).title,
             "number": voucher.number,

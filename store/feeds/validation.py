@@ -21,8 +21,7 @@ import re
 import xml.etree.ElementTree as ET
 from decimal import Decimal
 from pathlib import Path
-
-import xmlschema
+from typing import TYPE_CHECKING
 
 from store.feeds.formats import GOOGLE_AVAILABILITY, GOOGLE_CONDITIONS, GOOGLE_NS, gtin_valid
 
@@ -32,6 +31,9 @@ PRICE = re.compile(r"^[0-9]+\.[0-9]{2} [A-Z]{3}$")
 URL = re.compile(r"^https?://\S+$")
 COUNTRY = re.compile(r"^[A-Z]{2}$")
 MAX_PROBLEMS = 50
+
+if TYPE_CHECKING:
+    import xmlschema
 
 
 def validate(marketplace: str, content: bytes) -> list[str]:
@@ -49,6 +51,10 @@ def validate(marketplace: str, content: bytes) -> list[str]:
 
 @functools.cache
 def load_xsd(name: str) -> xmlschema.XMLSchema:
+    # imported by the first validation, not by every process that loads the app (a third of a
+    # second of start-up)
+    import xmlschema
+
     return xmlschema.XMLSchema(SCHEMAS / name)
 
 

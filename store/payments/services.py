@@ -54,7 +54,6 @@ from store.payments.providers.base import (
 )
 from store.payments.providers.paypal import PayPalProvider
 from store.payments.providers.sandbox import SandboxProvider, sign
-from store.payments.providers.stripe import StripeProvider
 from store.settings import selectors as store_settings
 from store.settings import services as settings_services
 
@@ -254,6 +253,10 @@ def config_delete(*, config_id: int) -> None:
 def provider_of(row: GatewayConfig) -> PaymentProvider:
     credentials = unseal(row.credentials_encrypted)
     if row.provider == Provider.STRIPE:
+        # the Stripe SDK (and its HTTP clients) loads with the first Stripe gateway used, not
+        # with every process (a third of a second of start-up)
+        from store.payments.providers.stripe import StripeProvider
+
         return StripeProvider(credentials)
     if row.provider == Provider.PAYPAL:
         return PayPalProvider(credentials, mode=row.mode)

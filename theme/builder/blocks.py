@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import nh3
-from jsonschema import Draft202012Validator, validators
 
 MAX_DEPTH = 6
 MAX_BLOCKS = 300
@@ -250,21 +249,28 @@ TOP_LEVEL = CONTENT
 BLOCK_KEYS = frozenset({"type", "settings", "children"})
 
 
-# JSON Schema counts 2.0 as an integer; the builder takes integers only (what it stores is
-# what it renders, and a 2.0 would fail the renderer's own checks).
-StrictValidator = validators.extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
-    ),
-)
+@cache
+def _strict_validator_class():
+    """Draft 2020-12, but JSON Schema counts 2.0 as an integer and the builder takes integers
+    only (what it stores is what it renders, and a 2.0 would fail the renderer's own checks).
+    jsonschema is imported by the first validation, not by every process that loads the app."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(
+        Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer",
+            lambda _checker, value: isinstance(value, int) and not isinstance(value, bool),
+        ),
+    )
 
 
 @cache
 def validator(block_type: str):
     schema = BLOCK_TYPES[block_type].schema
-    Draft202012Validator.check_schema(schema)
-    return StrictValidator(schema)
+    strict = _strict_validator_class()
+    strict.check_schema(schema)
+    return strict(schema)
 
 
 def _where(path: str, error) -> str:

@@ -12,7 +12,6 @@ from rest_framework.response import Response
 from erp.core.views import ERPView
 from erp.invoicing import selectors, services
 from erp.invoicing.choices import reference_data
-from erp.invoicing.pdf import invoice_pdf
 from store.common.capabilities import manage
 from store.common.params import validate_body, validate_query
 from store.common.resources import StoreResourceView
@@ -202,6 +201,9 @@ class InvoicePdfView(InvoicingView):
     )
     def get(self, request, invoice_id):
         invoice = selectors.invoice_get(invoice_id)
+        # the PDF drawing (reportlab) loads with the first invoice drawn, not with every process
+        from erp.invoicing.pdf import invoice_pdf
+
         content = invoice_pdf(invoice, selectors.settings_row())
         response = HttpResponse(content, content_type="application/pdf")
         name = invoice.full_number or f"draft-{invoice.pk}"

@@ -14,7 +14,7 @@ from store.common.capabilities import MANAGE_ORDERS, manage
 from store.common.params import validate_body, validate_query
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
-from store.courier import labels, selectors, services
+from store.courier import selectors, services
 from store.courier.providers import PROVIDERS, provider_class
 
 from . import serializers as s
@@ -214,7 +214,7 @@ class CourierPickupListView(StoreAPIView):
         totals = s.totals_data(selectors.pickup_totals(name, day))
         if query["output"] == "pdf":
             rows = [s.pickup_row(v) for v in selectors.pickup_rows(name, day)]
-            pdf = labels.pickup_list_pdf(
+            pdf = selectors.pickup_list_pdf(
                 provider_title=PROVIDERS[name].title, day=day, rows=rows, totals=totals
             )
             return pdf_response(pdf, f"pickup-{name}-{day}.pdf")

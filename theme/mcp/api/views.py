@@ -21,7 +21,6 @@ from rest_framework import exceptions
 from accounts.authentication import AppPasswordAuthentication
 from store.common.capabilities import MANAGE_OPTIONS, has_capability
 from theme.mcp import services
-from theme.mcp.api import server
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -68,7 +67,7 @@ def _port(request) -> int:
         return 443 if request.is_secure() else 80
 
 
-def _scope(request, user) -> dict:
+def _scope(request, user, user_key: str) -> dict:
     headers = [
         (name.lower().encode("latin-1", "replace"), value.encode("latin-1", "replace"))
         for name, value in request.headers.items()
@@ -87,7 +86,7 @@ def _scope(request, user) -> dict:
         "server": (request.META.get("SERVER_NAME", "localhost"), _port(request)),
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
         "state": {},
-        server.USER_KEY: user,
+        user_key: user,
     }
 
 
@@ -152,7 +151,12 @@ class McpView(View):
         why = _hostile(parsed)
         if why:
             return _error(400, INVALID_REQUEST, why)
-        status, headers, content = async_to_sync(server.serve)(_scope(request, user), body)
+        # The MCP SDK (and its HTTP and ASGI stack) loads with the first call, not with the URL
+        # configuration of every process: most never serve this endpoint (a second of start-up).
+        from theme.mcp.api import server
+
+        scope = _scope(request, user, server.USER_KEY)
+        status, headers, content = async_to_sync(server.serve)(scope, body)
         response = HttpResponse(content, status=status)
         for name, value in headers:
             name = name.decode("latin-1")
