@@ -87,24 +87,28 @@ def circles(graph: dict[str, set[str]]) -> list[set[str]]:
     return found
 
 
-def test_the_graph_sees_lazy_imports():
-    graph = import_graph()
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """Read once for the module's tests (parsing every module takes a second)."""
+    return import_graph()
+
+
+def test_the_graph_sees_lazy_imports(graph):
     assert "webhooks.services" in graph["webhooks.tasks"]
     assert "store.orders.services" in graph["store.orders.tasks"]
     assert "common.outbox" in graph["store.orders.services.stock"]
 
 
-def test_no_import_circle_runs_through_a_tasks_module():
+def test_no_import_circle_runs_through_a_tasks_module(graph):
     tangled = [
         sorted(component)
-        for component in circles(import_graph())
+        for component in circles(graph)
         if any(module.endswith(".tasks") for module in component)
     ]
     assert tangled == []
 
 
-def test_services_enqueue_by_name_and_never_import_tasks():
-    graph = import_graph()
+def test_services_enqueue_by_name_and_never_import_tasks(graph):
     offenders = {
         module: sorted(target for target in targets if target.endswith(".tasks"))
         for module, targets in graph.items()
