@@ -53,6 +53,7 @@ DEFAULT_LEVEL = int(Level.WARNING)
 
 _state = {"level": DEFAULT_LEVEL}
 _RELEASE = object()  # put on the queue: the writer closes its connection
+_STOP = object()  # put on the queue: the writer writes what it holds, closes it and ends
 _local = threading.local()
 _handlers: list[DatabaseHandler] = []
 
@@ -143,8 +144,24 @@ class DatabaseHandler(logging.Handler):
             return False
         return self.flush(timeout=timeout)
 
+    def stop(self, timeout: float = 2.0) -> bool:
+        """End the writer: it writes what is queued, closes its database connection and stops
+        (the next record starts a new one). Without it the writer lives as long as the process
+        and reads the recording level every REFRESH_SECONDS on a connection of its own."""
+        thread = self._thread
+        if self._queue is None or self._pid != os.getpid() or not (thread and thread.is_alive()):
+            return True
+        try:
+            self._queue.put(_STOP, timeout=timeout)
+        except queue.Full:
+            return False
+        thread.join(timeout)
+        return not thread.is_alive()
+
     def close(self) -> None:
-        self.flush(timeout=2.0)
+        """At the process's end (logging.shutdown) or when the handler is replaced: what is
+        queued is written and the writer's connection closed, not abandoned."""
+        self.stop(timeout=2.0)
         super().close()
 
     def _ensure_writer(self) -> queue.Queue:
@@ -168,7 +185,8 @@ class DatabaseHandler(logging.Handler):
     def _run(self, pending: queue.Queue) -> None:
         _local.writer = True
         last_refresh = -REFRESH_SECONDS
-        while True:
+        stopping = False
+        while not stopping:
             batch: list[dict] = []
             try:
                 if time.monotonic() - last_refresh >= REFRESH_SECONDS:
@@ -183,7 +201,8 @@ class DatabaseHandler(logging.Handler):
                         batch.append(pending.get_nowait())
                     except queue.Empty:
                         break
-                rows = [item for item in batch if item is not _RELEASE]
+                stopping = any(item is _STOP for item in batch)
+                rows = [item for item in batch if item is not _RELEASE and item is not _STOP]
                 if rows:
                     self._write(rows)
                 if len(rows) != len(batch):
@@ -195,6 +214,7 @@ class DatabaseHandler(logging.Handler):
             finally:
                 for _item in batch:
                     pending.task_done()
+        self._disconnect()
 
     def _refresh_level(self) -> None:
         if time.monotonic() < self._paused_until:

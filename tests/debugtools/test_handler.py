@@ -37,7 +37,9 @@ def recorder(settings, monkeypatch):
     found.flush()
     yield found
     assert found.flush(timeout=5)
-    assert found.release_connection(timeout=5)  # the test database can then be dropped
+    # the writer ends and closes its connection: none is left behind on the test database
+    # (which could then not be dropped), nor reads the level every REFRESH_SECONDS
+    assert found.stop(timeout=5)
 
 
 def test_a_record_at_the_level_is_recorded_with_its_request_id_and_context(recorder):
@@ -186,25 +188,51 @@ def test_switched_off_nothing_is_recorded(recorder, settings):
     assert not LogEntry.objects.exists()
 
 
-def test_a_writer_that_died_is_started_again(recorder, monkeypatch):
+def test_a_writer_that_died_is_started_again(recorder):
     log.error("first")
-    assert recorder.release_connection(timeout=5)  # the old writer holds no connection
     dead = recorder._thread
-    monkeypatch.setattr(dead, "is_alive", lambda: False)
+    assert recorder.stop(timeout=5)  # it writes what it holds, then ends
+    assert not dead.is_alive()
     log.error("second")
     assert recorder._thread is not dead
+    assert recorder._thread.is_alive()
     assert recorder.flush(timeout=5)
     assert sorted(LogEntry.objects.values_list("message", flat=True)) == ["first", "second"]
+
+
+def test_closing_the_handler_writes_what_is_queued_and_ends_the_writer(recorder, monkeypatch):
+    """logging.shutdown at the process's end closes every handler: nothing queued is lost and
+    the writer's connection is closed rather than abandoned."""
+    monkeypatch.setattr(logging.Handler, "close", lambda self: None)  # it stays configured
+    closed, disconnect = [], handler_module.DatabaseHandler._disconnect
+
+    def counted_disconnect():
+        closed.append(1)
+        disconnect()
+
+    monkeypatch.setattr(
+        handler_module.DatabaseHandler, "_disconnect", staticmethod(counted_disconnect)
+    )
+    for index in range(3):
+        log.error("before the end %s", index)
+    writer = recorder._thread
+    recorder.close()
+    assert not writer.is_alive()
+    assert closed  # its connection closed on the way out
+    assert LogEntry.objects.count() == 3
 
 
 def test_a_forked_child_starts_its_own_writer(recorder, monkeypatch):
     import os
 
     log.error("parent")
-    assert recorder.release_connection(timeout=5)  # the parent's writer holds no connection
-    parent_thread = recorder._thread
+    assert recorder.flush(timeout=5)
+    parent_thread, parent_queue = recorder._thread, recorder._queue
     monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a forked child
     log.error("child")
     assert recorder._thread is not parent_thread
     assert recorder.flush(timeout=5)
     assert sorted(LogEntry.objects.values_list("message", flat=True)) == ["child", "parent"]
+    parent_queue.put(handler_module._STOP)  # the parent's writer ends too (it is this process's)
+    parent_thread.join(5)
+    assert not parent_thread.is_alive()
