@@ -17,6 +17,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
+from common.db import sqlite_options
 from common.observability import init_sentry
 from config.env import env_bool, env_int, env_list, env_str
 
@@ -197,18 +198,16 @@ if DATABASE_URL:
                 _db["OPTIONS"].setdefault(
                     "prepare_threshold", env_int("PG_PREPARE_THRESHOLD", 5, minimum=0)
                 )
+    elif _db["ENGINE"] == "django.db.backends.sqlite3":
+        # The embedded default's options, with the URL's own merged in (common.db).
+        _db["OPTIONS"] = sqlite_options(_db.get("OPTIONS"))
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _db = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "db.sqlite3",
-        "OPTIONS": {
-            # WAL lets readers run beside the writer; IMMEDIATE takes the write lock when a
-            # transaction starts, so two writers queue instead of failing with "locked".
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 20,
-        },
+        # WAL, a busy timeout and IMMEDIATE transactions: writers queue, never "locked".
+        "OPTIONS": sqlite_options(),
     }
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

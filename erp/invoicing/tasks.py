@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import OperationalError
 
 from erp.invoicing import services
 
 MAX_RETRIES = 8
+# A busy database (SQLite "database is locked" past its busy timeout; PostgreSQL's serialization
+# failure, deadlock or lock timeout) rolled the attempt back whole, and it goes through once the
+# other writer is done: a shorter back-off than the authority's.
+DATABASE_BACKOFF_SECONDS = 5
 
 
 class RetryLater(Exception):
@@ -23,16 +28,22 @@ class RetryLater(Exception):
 )
 def transmit(self, *, invoice_id: int) -> str:
     """Send a pending document to the authority (idempotent: only a pending transmission is
-    sent). A transient failure retries with backoff (30 s doubling, up to 30 min); after the
-    last retry the transmission is `failed`. Run eagerly (no broker: development) nothing could
-    wait for the retry, so it is `failed` at once (POST /transmit sends it again)."""
-    outcome, detail = services.transmission_run(invoice_id=invoice_id)
+    sent). A transient failure retries with backoff (30 s doubling, up to 30 min), a busy
+    database too (5 s doubling, up to 5 min); after the last retry the transmission is `failed`.
+    Run eagerly (no broker: development) nothing could wait for the retry, so it is `failed` at
+    once (POST /transmit sends it again): never left `pending` with no task to send it."""
+    retries = self.request.retries
+    try:
+        outcome, detail = services.transmission_run(invoice_id=invoice_id)
+        countdown = min(30 * 2**retries, 1800)
+    except OperationalError as exc:
+        outcome, detail = "retry", f"The database answered: {exc}"
+        countdown = min(DATABASE_BACKOFF_SECONDS * 2**retries, 300)
     if outcome != "retry":
         return outcome
-    if self.request.is_eager or self.request.retries >= self.max_retries:
+    if self.request.is_eager or retries >= self.max_retries:
         services.transmission_gave_up(invoice_id=invoice_id, error=detail)
         return "failed"
-    countdown = min(30 * 2**self.request.retries, 1800)
     raise self.retry(exc=RetryLater(detail), countdown=countdown)
 
 
