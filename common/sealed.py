@@ -48,3 +48,9 @@ def mask(value: str) -> str:
     if not value:
         return ""
     return "****" + value[-4:] if len(value) >= 12 else "****"
+
+
+def is_mask_of(value, stored: str, *, mask=mask) -> bool:
+    """Whether `value` is what `mask` shows of `stored`: a form sending back the masked value
+    it was shown, which must keep the stored secret rather than replace it with the mask."""
+    return bool(value) and bool(stored) and value == mask(stored)

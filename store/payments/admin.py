@@ -7,7 +7,7 @@ The gateways' own settings (enabled, title, order, limits) are the store setting
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from common.admin import ReadOnlyAdmin, ServiceAdmin, ServiceForm
 from store.payments import selectors, services
@@ -43,21 +43,14 @@ class SandboxChargeAdmin(ReadOnlyAdmin):
 
 
 class GatewayConfigForm(ServiceForm):
-    """The credentials as password fields: left empty, the stored value stays."""
+    """The credentials as password fields: left empty, or given the masked value shown, the
+    stored value stays (the service's rule)."""
+
+    params = {f"credentials.{name}": name for name in SECRET_FIELDS}
 
     class Meta:
         model = GatewayConfig
         fields = ["gateway", "provider", "title", "mode", "active"]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for name in SECRET_FIELDS:
-            self.fields[name] = forms.CharField(
-                required=False,
-                max_length=255,
-                widget=forms.PasswordInput(render_value=False),
-                help_text="Empty: unchanged.",
-            )
 
     def service_fields(self) -> dict:
         fields = super().service_fields()
@@ -70,13 +63,37 @@ class GatewayConfigForm(ServiceForm):
     def check(self, fields: dict) -> None:
         services.config_check(fields=fields, instance=self.instance if self.instance.pk else None)
 
+    def _get_validation_exclusions(self):
+        # One active config per gateway is the service's to keep: it makes the others
+        # inactive when this one passes its check, so the model's constraint must not refuse
+        # the form first.
+        return {*super()._get_validation_exclusions(), "active"}
+
+
+# Declared on the class, not added per form: the admin builds its form from the fields it
+# lists, and refuses one that the form class does not declare.
+for _name in SECRET_FIELDS:
+    GatewayConfigForm.base_fields[_name] = GatewayConfigForm.declared_fields[_name] = (
+        forms.CharField(
+            required=False,
+            max_length=255,
+            widget=forms.PasswordInput(render_value=False),
+            help_text="Empty (or the masked value shown): unchanged.",
+        )
+    )
+
 
 @admin.register(GatewayConfig)
 class GatewayConfigAdmin(ServiceAdmin):
     form = GatewayConfigForm
     list_display = ["id", "gateway", "provider", "mode", "active", "title", "last_check_ok"]
     list_filter = ["gateway", "provider", "mode", "active"]
-    readonly_fields = ["masked_credentials", "last_checked_at", "last_check_ok"]
+    readonly_fields = [
+        "masked_credentials",
+        "last_checked_at",
+        "last_check_ok",
+        "last_check_message",
+    ]
 
     def get_fields(self, request, obj=None):
         return [*GatewayConfigForm.Meta.fields, *SECRET_FIELDS, *self.readonly_fields]
@@ -88,11 +105,21 @@ class GatewayConfigAdmin(ServiceAdmin):
         shown = selectors.masked_credentials(obj)
         return ", ".join(f"{k}: {v}" for k, v in shown.items() if v) or "-"
 
+    def _tell_check(self, request, row):
+        check = row.save_check
+        if check is not None and check.held_inactive:
+            self.message_user(
+                request,
+                f"Saved inactive: the provider's check failed ({check.message}).",
+                messages.WARNING,
+            )
+        return row
+
     def create(self, request, fields: dict):
-        return services.config_create(fields=fields)
+        return self._tell_check(request, services.config_create(fields=fields))
 
     def update(self, request, obj, fields: dict):
-        return services.config_update(config_id=obj.pk, fields=fields)
+        return self._tell_check(request, services.config_update(config_id=obj.pk, fields=fields))
 
     def remove(self, request, obj) -> None:
         services.config_delete(config_id=obj.pk)

@@ -136,6 +136,21 @@ def config_data(row: GatewayConfig) -> dict:
     }
 
 
+def config_saved_data(row: GatewayConfig) -> dict:
+    """A config as a save answers it: config_data and `check`, the credentials check the
+    save ran (services.SaveCheck; None when it ran none)."""
+    outcome = getattr(row, "save_check", None)
+    check = None
+    if outcome is not None:
+        check = {
+            "ok": outcome.ok,
+            "message": outcome.message,
+            "account": outcome.account,
+            "held_inactive": outcome.held_inactive,
+        }
+    return {**config_data(row), "check": check}
+
+
 def config_list(query: dict) -> dict:
     rows = GatewayConfig.objects.order_by("id")
     if query.get("gateway"):

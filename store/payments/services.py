@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from common import sealed
 from common.errors import ServiceError
 from common.jsonload import loads
 from store.common.accounts import logged_in
@@ -36,7 +37,7 @@ from store.orders.choices import (
 )
 from store.orders.models import Order, Payment
 from store.payments import selectors
-from store.payments.crypto import seal, unseal
+from store.payments.crypto import mask, seal, unseal
 from store.payments.gateways import GATEWAYS, ONLINE, Gateway
 from store.payments.models import (
     AttemptStatus,
@@ -51,6 +52,7 @@ from store.payments.providers.base import (
     CheckResult,
     PaymentProvider,
     PaymentsNotConfigured,
+    ProviderUnavailable,
 )
 from store.payments.providers.paypal import PayPalProvider
 from store.payments.providers.sandbox import SandboxProvider, sign
@@ -163,19 +165,44 @@ def gateway_update(*, gateway_id: str, fields: dict, user=None) -> dict:
 
 # --- Gateway configs (provider accounts) -----------------------------------------------------
 
+#: What a masked credential shows in place of the characters it hides (crypto.mask).
+MASK_MARK = "…"
+#: Credentials as the providers issue them: printable ASCII, no spaces (they travel in headers).
+CREDENTIAL_TEXT = re.compile(r"[\x21-\x7e]+")
 
-def _check_credentials(provider: str, credentials: dict) -> dict:
+
+def _check_credentials(provider: str, credentials: dict, stored: dict | None = None) -> dict:
+    """The credentials a save keeps: `stored` with `credentials` merged in. A key sent empty
+    removes it; a key sent as the mask of its stored value (a form sending back what it was
+    shown) keeps the stored value. Refused, 400 naming each `credentials.<key>`: a key the
+    provider does not take, a masked value that is not the stored one's (the secret itself is
+    needed then), a value other than printable ASCII. The sandbox's webhook secret is made
+    when none is left."""
     fields = selectors.CREDENTIALS[provider]
-    unknown = sorted(set(credentials) - set(fields))
-    if unknown:
-        raise invalid_params(
-            {
-                f"credentials.{key}": [
-                    f"Not a credential of {provider} (its: {', '.join(fields)})."
-                ]
-                for key in unknown
-            }
-        )
+    merged = dict(stored or {})
+    problems: dict[str, list[str]] = {}
+    for key, value in credentials.items():
+        name = f"credentials.{str(key)[:64]}"
+        if key not in fields:
+            problems[name] = [f"Not a credential of {provider} (its: {', '.join(fields)})."]
+        elif not isinstance(value, str):
+            problems[name] = ["A string."]
+        elif sealed.is_mask_of(value, merged.get(key, ""), mask=mask):
+            continue
+        elif MASK_MARK in value:
+            problems[name] = [
+                "A masked value, not the stored secret's: send the secret itself (or leave "
+                "the key out to keep the stored one)."
+            ]
+        elif value and not CREDENTIAL_TEXT.fullmatch(value):
+            problems[name] = ["Printable ASCII without spaces, as the provider issues it."]
+        else:
+            merged[key] = value
+    if problems:
+        raise invalid_params(dict(sorted(problems.items())[:20]))
+    credentials = {key: value for key, value in merged.items() if value}
+    if provider == Provider.SANDBOX and not credentials.get("webhook_secret"):
+        credentials["webhook_secret"] = "sbxwh_" + secrets.token_hex(24)
     return credentials
 
 
@@ -194,23 +221,65 @@ def _deactivate_others(row: GatewayConfig) -> None:
         )
 
 
+@dataclass(frozen=True)
+class SaveCheck:
+    """The provider's credentials check a save ran (config_create, config_update), and
+    whether it kept the config from being active (`held_inactive`)."""
+
+    ok: bool
+    message: str
+    account: str = ""
+    held_inactive: bool = False
+
+
+def _provider_check(row: GatewayConfig) -> CheckResult:
+    """The provider's own check of the row's credentials (saved or not); credentials missing
+    fail it (ok false, saying which). Unreachable: ProviderUnavailable."""
+    try:
+        return provider_of(row).check()
+    except PaymentsNotConfigured as exc:
+        return CheckResult(ok=False, message=str(exc.detail))
+
+
+def _check_then_activate(row: GatewayConfig, *, wanted_active: bool) -> SaveCheck:
+    """Check the row's credentials before it may serve payments: active only when wanted and
+    the check passes. A failed check (refused, missing, or the provider unreachable) leaves
+    it inactive. The outcome is kept on the row (saved by the caller)."""
+    try:
+        result = _provider_check(row)
+    except ProviderUnavailable as exc:
+        result = CheckResult(ok=False, message=str(exc.detail))
+    row.last_checked_at = timezone.now()
+    row.last_check_ok = result.ok
+    row.last_check_message = result.message[:500]
+    row.active = wanted_active and result.ok
+    return SaveCheck(
+        ok=result.ok,
+        message=result.message,
+        account=result.account,
+        held_inactive=wanted_active and not result.ok,
+    )
+
+
 @transaction.atomic
 def config_create(*, fields: dict) -> GatewayConfig:
-    """A provider account for an online gateway; active by default (the gateway's other
-    configs are then made inactive). The sandbox gets a random webhook secret if none."""
+    """A provider account for an online gateway. Its credentials are checked by the provider
+    (the check of config_test) before it serves payments: it is active (asked by default)
+    only when the check passes, the gateway's other configs then made inactive; otherwise it
+    is saved inactive with the outcome kept. The row answered carries that check as
+    `save_check` (SaveCheck). The sandbox gets a random webhook secret if none."""
     gateway, provider = fields["gateway"], fields["provider"]
     _check_gateway_provider(gateway, provider)
     credentials = _check_credentials(provider, dict(fields.get("credentials") or {}))
-    if provider == Provider.SANDBOX and not credentials.get("webhook_secret"):
-        credentials["webhook_secret"] = "sbxwh_" + secrets.token_hex(24)
     row = GatewayConfig(
         gateway=gateway,
         provider=provider,
         title=fields.get("title", ""),
         mode=fields.get("mode", "test"),
-        active=fields.get("active", True),
+        active=False,
         credentials_encrypted=seal(credentials),
     )
+    row.save_check = _check_then_activate(row, wanted_active=fields.get("active", True))
     _deactivate_others(row)
     row.save()
     return row
@@ -218,26 +287,36 @@ def config_create(*, fields: dict) -> GatewayConfig:
 
 @transaction.atomic
 def config_update(*, config_id: int, fields: dict) -> GatewayConfig:
-    """Change a config; `credentials` merge into the stored ones (a key sent empty removes
-    it), so a masked value never has to be sent back."""
+    """Change a config; `credentials` merge into the stored ones (_check_credentials: a key
+    sent empty removes it, a masked value sent back keeps it). When what the provider's
+    check depends on changes (credentials, provider, mode) or the config is to become active
+    for its gateway, the check runs (under the row's lock) and the config is active only when
+    it passes (else saved inactive, the outcome kept); the row answered carries it as
+    `save_check` (None when no check ran)."""
     row = GatewayConfig.objects.select_for_update().filter(pk=config_id).first()
     if row is None:
         raise not_found("gateway_config", config_id)
     provider = fields.get("provider", row.provider)
     gateway = fields.get("gateway", row.gateway)
+    mode = fields.get("mode", row.mode)
     _check_gateway_provider(gateway, provider)
-    stored = unseal(row.credentials_encrypted) if provider == row.provider else {}
-    if "credentials" in fields:
-        sent = _check_credentials(provider, dict(fields["credentials"] or {}))
-        stored.update(sent)
-        stored = {key: value for key, value in stored.items() if value}
-    if provider == Provider.SANDBOX and not stored.get("webhook_secret"):
-        stored["webhook_secret"] = "sbxwh_" + secrets.token_hex(24)
-    row.gateway, row.provider = gateway, provider
-    for name in ("title", "mode", "active"):
-        if name in fields:
-            setattr(row, name, fields[name])
-    row.credentials_encrypted = seal(stored)
+    before = unseal(row.credentials_encrypted)
+    credentials = _check_credentials(
+        provider,
+        dict(fields.get("credentials") or {}),
+        before if provider == row.provider else {},
+    )
+    wanted_active = fields.get("active", row.active)
+    changed = (provider, mode, credentials) != (row.provider, row.mode, before)
+    activating = wanted_active and (not row.active or gateway != row.gateway)
+    row.gateway, row.provider, row.mode = gateway, provider, mode
+    row.title = fields.get("title", row.title)
+    row.credentials_encrypted = seal(credentials)
+    row.save_check = None
+    if changed or activating:
+        row.save_check = _check_then_activate(row, wanted_active=wanted_active)
+    else:
+        row.active = wanted_active
     _deactivate_others(row)
     row.save()
     return row
@@ -268,10 +347,7 @@ def config_test(*, config_id: int) -> dict:
     on the config (a config without its credentials fails the check: ok false, saying which).
     Unreachable: 502 `payment_provider_unavailable` (nothing kept)."""
     row = selectors.config_get(config_id)
-    try:
-        result = provider_of(row).check()
-    except PaymentsNotConfigured as exc:  # credentials missing: the check's answer, not an error
-        result = CheckResult(ok=False, message=str(exc.detail))
+    result = _provider_check(row)
     GatewayConfig.objects.filter(pk=row.pk).update(
         last_checked_at=timezone.now(),
         last_check_ok=result.ok,
@@ -750,4 +826,7 @@ def config_check(*, fields: dict, instance: GatewayConfig | None = None) -> None
     gateway = fields.get("gateway", instance.gateway if instance else "")
     provider = fields.get("provider", instance.provider if instance else "")
     _check_gateway_provider(gateway, provider)
-    _check_credentials(provider, dict(fields.get("credentials") or {}))
+    stored = {}
+    if instance is not None and instance.provider == provider:
+        stored = unseal(instance.credentials_encrypted)
+    _check_credentials(provider, dict(fields.get("credentials") or {}), stored)

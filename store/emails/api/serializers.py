@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
 from store.common.formats import iso
-from store.common.params import StrictBooleanField, StrictCharField
+from store.common.params import StrictBody, StrictBooleanField, StrictCharField
 from store.emails import selectors, types
 from store.emails.models import EmailTemplate, SentEmail
 from store.emails.rendering import MAX_SOURCE
@@ -32,7 +32,7 @@ class TemplateField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class TemplateWriteSerializer(serializers.Serializer):
+class TemplateWriteSerializer(StrictBody):
     subject = TemplateField(help_text="The subject's template (one line once rendered).")
     body_html = TemplateField(help_text="The HTML body's template (autoescaped).")
     body_text = TemplateField(
@@ -48,7 +48,7 @@ class PreviewQuerySerializer(serializers.Serializer):
     order_id = IdField(required=False, help_text="Render with this order's data.")
 
 
-class PreviewSerializer(serializers.Serializer):
+class PreviewSerializer(StrictBody):
     order_id = IdField(
         required=False, allow_null=True, help_text="Render with this order's data (else sample)."
     )
@@ -64,7 +64,7 @@ class _TypeChoice(serializers.ChoiceField):
         return super().to_internal_value(data)
 
 
-class TestEmailSerializer(serializers.Serializer):
+class TestEmailSerializer(StrictBody):
     type = _TypeChoice(choices=types.EMAIL_TYPE_CHOICES, help_text="The e-mail type.")
     to = serializers.EmailField(help_text="Where to send the test.")
     order_id = IdField(
@@ -72,7 +72,7 @@ class TestEmailSerializer(serializers.Serializer):
     )
 
 
-class ResendSerializer(serializers.Serializer):
+class ResendSerializer(StrictBody):
     type = _TypeChoice(
         choices=types.ORDER_EMAIL_TYPE_CHOICES,
         required=False,
@@ -81,7 +81,7 @@ class ResendSerializer(serializers.Serializer):
     )
 
 
-class SettingsWriteSerializer(serializers.Serializer):
+class SettingsWriteSerializer(StrictBody):
     sender_name = StrictCharField(
         required=False, allow_blank=True, max_length=200, help_text="Empty: the store's name."
     )

@@ -29,6 +29,7 @@ TEMPLATE_400 = (
     "documented variables, macros, includes, deep loops), names an unknown variable or fails "
     "with the sample data: 400 `invalid_template`, each bad part named in `data.params`."
 )
+UNKNOWN_KEYS = "A key the body does not take (a misspelt one) is 400 naming it; nothing changes."
 
 
 class EmailsView(StoreAPIView):
@@ -79,7 +80,8 @@ class EmailTemplateDetailView(EmailsView):
         responses={200: s.TemplateSerializer},
         description='Only the parts sent change; a part sent as null or "" goes back to its '
         f"default. `enabled` switches the type on or off. {TEMPLATE_400} Switching off an "
-        "account e-mail: 400 `email_type_required`. Nothing is saved on a refusal.",
+        "account e-mail: 400 `email_type_required`. Nothing is saved on a refusal. "
+        f"{UNKNOWN_KEYS}",
     )
     def patch(self, request, email_type):
         email_type = selectors.email_type_get(email_type)
@@ -92,7 +94,7 @@ class EmailTemplateDetailView(EmailsView):
         parameters=[TYPE_PARAMETER],
         request=s.TemplateWriteSerializer,
         responses={200: s.TemplateSerializer},
-        description="The same partial update as PATCH (the store's convention).",
+        description=f"The same partial update as PATCH (the store's convention). {UNKNOWN_KEYS}",
     )
     def put(self, request, email_type):
         return self.patch(request, email_type)
@@ -131,7 +133,7 @@ class EmailPreviewView(EmailsView):
         request=s.PreviewSerializer,
         responses={200: s.PreviewAnswerSerializer},
         description="As GET, with the parts given in the body rendered instead of the saved "
-        f"ones (checked as a save checks them; nothing is saved). {TEMPLATE_400}",
+        f"ones (checked as a save checks them; nothing is saved). {TEMPLATE_400} {UNKNOWN_KEYS}",
     )
     def post(self, request, email_type):
         email_type = selectors.email_type_get(email_type)
@@ -154,7 +156,7 @@ class EmailTestView(EmailsView):
         description="Sends `type` to `to` with the sample data, or an order's (`order_id`), "
         "subject prefixed with [Test], even while the type is off. Queued: it leaves after "
         "the answer (see the sent-mail log in the admin). Rate limited per account "
-        "(THROTTLE_RATE_EMAIL_TEST, default 10/hour).",
+        f"(THROTTLE_RATE_EMAIL_TEST, default 10/hour). {UNKNOWN_KEYS}",
         errors={404: "No order with `order_id` (`order_not_found`)."},
     )
     def post(self, request):
@@ -176,7 +178,7 @@ class EmailResendView(EmailsView):
         responses={202: s.SentEmailSerializer},
         description="The order confirmation (or `type`, an order e-mail) to the order's "
         "customer, or the store's notice to the store's address, with the order's data now, "
-        "even while the type is off. 404 `order_not_found`.",
+        f"even while the type is off. 404 `order_not_found`. {UNKNOWN_KEYS}",
         errors={409: "Nobody to send it to (`order_has_no_email`, `no_store_email`)."},
     )
     def post(self, request, order_id):
@@ -203,7 +205,7 @@ class EmailSettingsView(EmailsView):
         responses={200: s.SettingsSerializer},
         description="Only the keys sent change. `enabled_types` is the whole list of types "
         "to send (the others are switched off); leaving out an account e-mail is 400 "
-        "`email_type_required`. Nothing is stored on a refusal.",
+        f"`email_type_required`. Nothing is stored on a refusal. {UNKNOWN_KEYS}",
     )
     def patch(self, request):
         fields = validate_body(s.SettingsWriteSerializer, request.data, partial=True)
@@ -213,7 +215,7 @@ class EmailSettingsView(EmailsView):
         summary="Change the e-mail settings (as PATCH)",
         request=s.SettingsWriteSerializer,
         responses={200: s.SettingsSerializer},
-        description="The same partial update as PATCH (the store's convention).",
+        description=f"The same partial update as PATCH (the store's convention). {UNKNOWN_KEYS}",
     )
     def put(self, request):
         return self.patch(request)

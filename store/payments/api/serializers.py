@@ -7,6 +7,7 @@ from decimal import Decimal
 from rest_framework import serializers
 
 from common.api.fields import IntegerField
+from store.common.addresses import CountryField
 from store.common.money import MoneyField, money_str
 from store.common.params import (
     PageField,
@@ -29,7 +30,9 @@ def _key(**kwargs):
 
 
 class MethodsQuerySerializer(serializers.Serializer):
-    country = _CountryField(required=False, help_text="Instead of the cart's (ISO code).")
+    country = CountryField(
+        required=False, help_text="Instead of the cart's: ISO 3166-1 alpha-2 (any case)."
+    )
     total = MoneyField(required=False, help_text="Instead of the cart's total.")
 
 
@@ -121,17 +124,30 @@ class CredentialsSerializer(serializers.Serializer):
     client_secret = StrictCharField(max_length=255, required=False, allow_blank=True)
     webhook_id = StrictCharField(max_length=255, required=False, allow_blank=True)
 
+    def to_internal_value(self, data):
+        values = super().to_internal_value(data)
+        if isinstance(data, dict):
+            # A key of no provider goes on: the service refuses it by name, as one of another.
+            values.update({key: value for key, value in data.items() if key not in self.fields})
+        return values
+
 
 class ConfigWriteSerializer(serializers.Serializer):
     gateway = serializers.ChoiceField(choices=list(ONLINE))
     provider = serializers.ChoiceField(choices=Provider.choices)
     title = StrictCharField(max_length=100, required=False, allow_blank=True)
     mode = serializers.ChoiceField(choices=Mode.choices, required=False)
-    active = StrictBooleanField(required=False)
+    active = StrictBooleanField(
+        required=False,
+        help_text="Default true on create. Becomes true only when the provider's check of "
+        "the credentials passes (see `check` in the answer).",
+    )
     credentials = CredentialsSerializer(
         required=False,
         help_text="sandbox: webhook_secret (made when left out); stripe: secret_key, "
-        "publishable_key, webhook_secret; paypal: client_id, client_secret, webhook_id.",
+        "publishable_key, webhook_secret; paypal: client_id, client_secret, webhook_id. "
+        "Merged into the stored ones: a key sent empty removes it; a key sent as its "
+        "masked value (as answered) keeps the stored secret.",
     )
 
 
@@ -154,6 +170,28 @@ class ConfigSerializer(serializers.Serializer):
     last_check = LastCheckSerializer()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
+
+
+class SaveCheckSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="The provider accepted the credentials.")
+    message = serializers.CharField(
+        help_text="The provider's answer, or why the check failed (credentials refused or "
+        "missing, the provider unreachable)."
+    )
+    account = serializers.CharField(allow_blank=True, help_text="What the provider named.")
+    held_inactive = serializers.BooleanField(
+        help_text="The config was to be active (asked, or it was) and is saved inactive "
+        "because the check failed; the gateway's other configs were left as they were."
+    )
+
+
+class ConfigSavedSerializer(ConfigSerializer):
+    check = SaveCheckSerializer(
+        allow_null=True,
+        help_text="The provider's check of the credentials that this save ran (also kept as "
+        "`last_check`); null when the save changed nothing it depends on (credentials, "
+        "provider, mode) and did not make the config active.",
+    )
 
 
 class ConfigListQuerySerializer(serializers.Serializer):

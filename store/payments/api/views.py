@@ -17,7 +17,6 @@ from store.common.cart_session import SESSION_PARAMETERS
 from store.common.money import money_str
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
-from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
 from store.common.views import CartSessionView, StoreAPIView
 from store.payments import selectors, services
@@ -32,6 +31,16 @@ MANAGE_PAYMENTS = manage("payments")
 STAFF = {"*": MANAGE_PAYMENTS}
 GATEWAY_ID = OpenApiParameter("gateway_id", str, OpenApiParameter.PATH)
 ORDER_ID = OpenApiParameter("order_id", int, OpenApiParameter.PATH)
+CONFIG_ID = OpenApiParameter("config_id", int, OpenApiParameter.PATH)
+CHECKED_BEFORE_ACTIVE = (
+    "The credentials are checked by the provider (as POST .../test does) before the config "
+    "can serve payments: it is active (`active`, default true on create) only when the check "
+    "passes, and only then are the gateway's other configs made inactive. When the check "
+    "fails (credentials refused or missing, or the provider unreachable) the config is saved "
+    "all the same, inactive, and the answer says why: `active: false`, `check.ok: false`, "
+    "`check.held_inactive: true` and `check.message` (kept as `last_check`). A credential "
+    "the provider does not take is 400 naming it."
+)
 PROVIDER_502 = (
     "The provider could not be reached or refused (`payment_provider_unavailable`, "
     "`payment_provider_refused`); nothing was recorded."
@@ -58,7 +67,8 @@ class OfferedPaymentMethodsView(CartSessionView):
         description="The gateways enabled in /payment/gateways that can take payments on "
         "this server and are offered for the cart's shipping country and total (their "
         "`countries`, `min_total`, `max_total`), in the gateways' order. `country` and "
-        "`total` stand in for the cart's. The same list as /checkout/payment-methods.",
+        "`total` stand in for the cart's (a `country` that is no ISO 3166-1 code is 400 naming "
+        "it, as the shipping and tax routes answer). The same list as /checkout/payment-methods.",
     )
     def get(self, request):
         query = validate_query(s.MethodsQuerySerializer, request.query_params)
@@ -315,39 +325,63 @@ class GatewayConfigListView(StoreAPIView):
     @store_schema(
         summary="Create a gateway config",
         request=s.ConfigWriteSerializer,
-        responses={201: s.ConfigSerializer},
+        responses={201: s.ConfigSavedSerializer},
         description="A provider account of an online gateway (stripe: stripe or sandbox; "
         "paypal: paypal or sandbox; bank_redirect: sandbox). Credentials are stored "
-        "encrypted and answered masked. Active by default, which makes the gateway's other "
-        "configs inactive. Send an Idempotency-Key to retry safely.",
+        f"encrypted and answered masked. {CHECKED_BEFORE_ACTIVE} Send an Idempotency-Key to "
+        "retry safely.",
     )
     def post(self, request):
         fields = validate_body(s.ConfigWriteSerializer, request.data)
         row = services.config_create(fields=fields)
-        return Response(selectors.config_data(row), status=status.HTTP_201_CREATED)
+        return Response(selectors.config_saved_data(row), status=status.HTTP_201_CREATED)
 
 
-class GatewayConfigDetailView(StoreResourceView):
+class GatewayConfigDetailView(StoreAPIView):
     access = STAFF
     openapi_tag = CONFIG_TAG
-    resource = "gateway config"
-    id_kwarg = "config_id"
-    output_serializer = s.ConfigSerializer
-    write_serializer = s.ConfigWriteSerializer
-    descriptions = {
-        "patch": "Only the fields sent change; `credentials` merge into the stored ones (a "
-        "key sent empty removes it), so masked values need not be sent back.",
-        "put": "Same as PATCH.",
+
+    @store_schema(
+        summary="Read a gateway config",
+        parameters=[CONFIG_ID],
+        responses={200: s.ConfigSerializer},
+        description="Credentials masked (`sk_live_…abcd`).",
+    )
+    def get(self, request, config_id):
+        return Response(selectors.config_data(selectors.config_get(config_id)))
+
+    UPDATE = {
+        "parameters": [CONFIG_ID],
+        "request": s.ConfigWriteSerializer,
+        "responses": {200: s.ConfigSavedSerializer},
     }
 
-    def read(self, request, pk):
-        return selectors.config_data(selectors.config_get(pk))
+    @store_schema(
+        summary="Update a gateway config (partial)",
+        description="Only the fields sent change; `credentials` merge into the stored ones "
+        "(a key sent empty removes it; a key sent back as its masked value, as a form "
+        "showing the answer would, keeps the stored secret; another masked value is 400). "
+        "The provider's check runs when the credentials, provider or mode change or the "
+        f"config is made active. {CHECKED_BEFORE_ACTIVE}",
+        **UPDATE,
+    )
+    def patch(self, request, config_id):
+        fields = validate_body(s.ConfigWriteSerializer, request.data, partial=True)
+        row = services.config_update(config_id=config_id, fields=fields)
+        return Response(selectors.config_saved_data(row))
 
-    def update(self, request, pk, fields):
-        services.config_update(config_id=pk, fields=fields)
+    @store_schema(
+        summary="Update a gateway config (partial, as PATCH)",
+        description="Same as PATCH.",
+        **UPDATE,
+    )
+    def put(self, request, config_id):
+        return self.patch(request, config_id)
 
-    def remove(self, request, pk):
-        services.config_delete(config_id=pk)
+    @store_schema(summary="Delete a gateway config", parameters=[CONFIG_ID], responses={204: None})
+    def delete(self, request, config_id):
+        services.config_delete(config_id=config_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class GatewayConfigTestView(StoreAPIView):
@@ -356,7 +390,7 @@ class GatewayConfigTestView(StoreAPIView):
 
     @store_schema(
         summary="Check a gateway config's credentials",
-        parameters=[OpenApiParameter("config_id", int, OpenApiParameter.PATH)],
+        parameters=[CONFIG_ID],
         request=None,
         responses={200: s.ConfigTestSerializer},
         errors={

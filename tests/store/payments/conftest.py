@@ -1,6 +1,19 @@
 import pytest
+import requests
+from requests.adapters import HTTPAdapter
 
 from tests.store.payments.helpers import enable
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """No request leaves the machine: a provider call that no recorded exchange (`responses`,
+    which patches over this while active) answers fails as an unreachable provider would."""
+
+    def refuse(self, request, **kwargs):
+        raise requests.ConnectionError(f"No network in the tests: {request.method} {request.url}")
+
+    monkeypatch.setattr(HTTPAdapter, "send", refuse)
 
 
 @pytest.fixture

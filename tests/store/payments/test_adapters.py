@@ -42,13 +42,22 @@ def stripe_signature(body: bytes, secret: str = STRIPE["webhook_secret"]) -> str
     return f"t={stamp},v1={digest}"
 
 
+CHECKS = {"stripe": "balance", "paypal": "token"}
+
+
 def config(staff, gateway: str, provider: str, credentials: dict) -> int:
-    answer = staff.post(
-        f"{API}/payment/gateway-config",
-        {"gateway": gateway, "provider": provider, "credentials": credentials},
-        format="json",
-    )
+    """A config made through the route, its credentials check answered by the recorded
+    exchange (it passes, so the config is active), or failing without a call when
+    credentials are missing."""
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        replay(mock, provider, CHECKS[provider])
+        answer = staff.post(
+            f"{API}/payment/gateway-config",
+            {"gateway": gateway, "provider": provider, "credentials": credentials},
+            format="json",
+        )
     assert answer.status_code == 201, answer.content
+    assert answer.json()["active"] is bool(credentials), answer.content
     return answer.json()["id"]
 
 
