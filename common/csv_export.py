@@ -39,7 +39,10 @@ def column(header: str, path: str | None = None) -> Column:
 
 
 def cell(value) -> str:
-    """One value as text: UTC ISO 8601 times, plain decimals, yes/no, and no formulas."""
+    """One value as text: UTC ISO 8601 times, plain decimals, yes/no, and no formulas. A
+    number is written as it is (a refund's -10.00 stays a number a spreadsheet sums)."""
+    if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
+        return format(value, "f") if isinstance(value, Decimal) else str(value)
     if value is None:
         text = ""
     elif isinstance(value, bool):
@@ -48,8 +51,6 @@ def cell(value) -> str:
         if value.tzinfo is not None:
             value = value.astimezone(UTC)
         text = value.isoformat().replace("+00:00", "Z")
-    elif isinstance(value, Decimal):
-        text = format(value, "f")
     else:
         text = str(value)
     if text.startswith(FORMULA_PREFIXES):

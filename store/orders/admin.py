@@ -126,6 +126,20 @@ ORDER_CSV = [
 ]
 
 
+PAYMENT_CSV = [
+    column("order_number", "order.order_number"),
+    column("order_id"),
+    column("kind"),
+    column("status"),
+    Column("amount", lambda payment: payment.signed_amount),  # a refund negative
+    column("currency", "order.currency"),
+    column("method"),
+    column("transaction_id"),
+    column("paid_at"),
+    column("note"),
+]
+
+
 class ReadOnlyInline(admin.TabularInline):
     extra = 0
     can_delete = False
@@ -143,9 +157,17 @@ class ItemInline(ReadOnlyInline):
     readonly_fields = fields
 
 
-class PaymentInline(ReadOnlyInline):
+class SignedAmount:
+    """A payment's amount signed as in every list: a refund is negative."""
+
+    @admin.display(description="Amount", ordering="amount")
+    def signed_amount(self, payment: Payment):
+        return payment.signed_amount
+
+
+class PaymentInline(SignedAmount, ReadOnlyInline):
     model = Payment
-    fields = ["kind", "status", "amount", "method", "transaction_id", "paid_at", "note"]
+    fields = ["kind", "status", "signed_amount", "method", "transaction_id", "paid_at", "note"]
     readonly_fields = fields
     show_change_link = True  # the payment's page shows its history
 
@@ -337,7 +359,7 @@ class OrderAdmin(RefusalsAsMessages, admin.ModelAdmin):
 
 
 @admin.register(Payment)
-class PaymentAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class PaymentAdmin(SignedAmount, RefusalsAsMessages, admin.ModelAdmin):
     """Payments and refunds (recorded through the API and the checkout), with their history;
     deleting one goes through payment_delete (the order's amounts follow)."""
 
@@ -346,7 +368,7 @@ class PaymentAdmin(RefusalsAsMessages, admin.ModelAdmin):
         "order",
         "kind",
         "status",
-        "amount",
+        "signed_amount",
         "method",
         "transaction_id",
         "paid_at",
@@ -359,7 +381,7 @@ class PaymentAdmin(RefusalsAsMessages, admin.ModelAdmin):
         "order",
         "kind",
         "status",
-        "amount",
+        "signed_amount",
         "method",
         "transaction_id",
         "note",
@@ -370,6 +392,7 @@ class PaymentAdmin(RefusalsAsMessages, admin.ModelAdmin):
     ]
     readonly_fields = fields
     inlines = [AuditTrailInline]
+    actions = [csv_export_action(PAYMENT_CSV, name="payments", select_related=["order"])]
 
     def has_add_permission(self, request):
         return False

@@ -7,6 +7,9 @@ class StoreOrdersConfig(AppConfig):
     verbose_name = "Store: orders"
 
     def ready(self) -> None:
-        from store.orders import selectors
+        from store.orders import (
+            sections,  # noqa: F401 - registers the `orders` section
+            selectors,
+        )
 
         selectors.connect_invalidation()

@@ -218,7 +218,14 @@ class Payment(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.amount} ({self.status})"
+        return f"{self.kind} {self.signed_amount} ({self.status})"
+
+    @property
+    def signed_amount(self):
+        """The amount as every list and export shows it: money going back (a refund) is
+        negative, so an order's payments sum to what the shop kept. Stored as a magnitude
+        with its `kind`."""
+        return -self.amount if self.kind == PaymentKind.REFUND else self.amount
 
 
 class Shipment(models.Model):

@@ -34,6 +34,7 @@ from store.orders.choices import (
     PaymentKind,
     PaymentRecordStatus,
     PaymentStatus,
+    holds_stock,
 )
 from store.orders.models import Order, Payment
 from store.payments import selectors
@@ -657,13 +658,16 @@ def refund_create(
 ) -> RefundResult:
     """Refund an order, in full (no `amount`) or in part, through the gateways that took its
     payments (newest payment first); each refund is recorded as a refund payment on the
-    order, whose payment status follows (partially_refunded, refunded).
+    order, whose payment status follows (partially_refunded, refunded). A refund that leaves
+    nothing paid moves the order to refunded, its stock given back (store.orders'
+    payment_create, unless the `orders` settings keep the status).
 
     Refused, changing nothing: 404 no order; 409 `order_not_paid` (nothing paid);
     409 `refund_exceeds_refundable`; 400 `currency_mismatch`; 400 `restock_needs_full_refund`
     (`restock` without `items` gives every unit back: only with a refund that leaves nothing
-    paid, the order moving to `refunded`); 502 when a provider fails or refuses (nothing
-    recorded; a retry sends the provider the same idempotency keys).
+    paid, the order moving to `refunded`, which it does anyway unless `items` chose the
+    units given back or the `orders` settings keep the status); 502 when a provider fails or
+    refuses (nothing recorded; a retry sends the provider the same idempotency keys).
 
     `restock` with `items` ([{item_id, quantity}]) gives back exactly those units, with any
     refund, through store.orders' `order_items_restock` (its refusals: 400
@@ -673,6 +677,7 @@ def refund_create(
     order = Order.objects.select_for_update().filter(pk=order_id).first()
     if order is None:
         raise not_found("order", order_id)
+    held_by = order.status
     if currency and currency.upper() != order.currency:
         raise invalid_params(
             {"currency": [f"The order is in {order.currency}, not {currency.upper()}."]},
@@ -750,6 +755,7 @@ def refund_create(
                 "note": (reason or "Refund") + (f" ({status})" if status != "succeeded" else ""),
             },
             actor=actor,
+            full_refund_moves_status=not restocked_items,
         )
         made.append(
             GatewayRefund.objects.create(
@@ -763,7 +769,6 @@ def refund_create(
                 currency=order.currency,
             )
         )
-    restocked = bool(restocked_items)
     if restock and not items:
         order_services.order_status_set(
             order_id=order.pk,
@@ -771,8 +776,11 @@ def refund_create(
             note=reason or "Refunded with restock.",
             actor=logged_in(actor),
         )
-        restocked = True
     order.refresh_from_db()
+    # every unit comes back with the move to refunded: asked (`restock`), or the refund left
+    # nothing paid (the `orders` settings' fully_refunded_status)
+    released = holds_stock(held_by) and order.status == OrderStatus.REFUNDED
+    restocked = bool(restocked_items) or released
     order_events.order_refunded(
         order,
         amount=amount,

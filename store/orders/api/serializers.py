@@ -101,7 +101,7 @@ def payment_data(payment, *, order=None) -> dict:
         "order_id": payment.order_id,
         "kind": payment.kind,
         "status": payment.status,
-        "amount": money_str(payment.amount),
+        "amount": money_str(payment.signed_amount),
         "method": payment.method,
         "transaction_id": payment.transaction_id,
         "note": payment.note,
@@ -265,7 +265,10 @@ class PaymentSerializer(serializers.Serializer):
     order_id = IdField()
     kind = serializers.ChoiceField(choices=PaymentKind.choices)
     status = serializers.ChoiceField(choices=PaymentRecordStatus.choices)
-    amount = serializers.CharField()
+    amount = serializers.CharField(
+        help_text="Signed: a refund (money going back) is negative, so an order's payments "
+        "sum to what the shop kept."
+    )
     method = serializers.CharField()
     transaction_id = serializers.CharField()
     note = serializers.CharField()
@@ -587,8 +590,16 @@ class BulkSerializer(serializers.Serializer):
 
 
 class PaymentCreateSerializer(serializers.Serializer):
-    amount = MoneyField(min_value=Decimal("0.01"))
-    kind = serializers.ChoiceField(choices=PaymentKind.choices, default=PaymentKind.PAYMENT)
+    amount = MoneyField(
+        min_value=None,
+        help_text="A refund may be sent negative, as the lists show it (its kind is then "
+        "refund), or positive with kind refund; a payment is positive. Not 0.",
+    )
+    kind = serializers.ChoiceField(
+        choices=PaymentKind.choices,
+        required=False,
+        help_text="Default payment, or refund for a negative amount.",
+    )
     status = serializers.ChoiceField(
         choices=PaymentRecordStatus.choices,
         default=PaymentRecordStatus.COMPLETED,
@@ -603,7 +614,12 @@ class PaymentCreateSerializer(serializers.Serializer):
 
 
 class PaymentUpdateSerializer(serializers.Serializer):
-    amount = MoneyField(min_value=Decimal("0.01"), required=False)
+    amount = MoneyField(
+        min_value=None,
+        required=False,
+        help_text="A refund may be sent negative, as the lists show it (its kind is then "
+        "refund), or positive with kind refund; a payment is positive. Not 0.",
+    )
     kind = serializers.ChoiceField(choices=PaymentKind.choices, required=False)
     status = serializers.ChoiceField(choices=PaymentRecordStatus.choices, required=False)
     method = serializers.CharField(max_length=100, required=False, allow_blank=True)

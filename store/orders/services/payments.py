@@ -12,11 +12,20 @@ from django.utils import timezone
 from common import audit
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params
-from store.orders.choices import OrderSource, PaymentKind, PaymentRecordStatus
+from store.common.money import money
+from store.orders.choices import (
+    OrderSource,
+    OrderStatus,
+    PaymentKind,
+    PaymentRecordStatus,
+    holds_stock,
+)
 from store.orders.models import Order, Payment
 from store.orders.services.common import lock_order_of, order_for_update, order_trail
+from store.orders.services.orders import order_status_set
 from store.orders.services.totals import recalculate
 from store.orders.signals import payment_recorded
+from store.settings import selectors as store_settings
 
 FIELDS = ("kind", "status", "amount", "method", "transaction_id", "note", "paid_at")
 # What a payment's audit trail follows (common.audit).
@@ -73,6 +82,53 @@ def _announce(order: Order, payment: Payment, *, deleted: bool = False, payment_
     transaction.on_commit(send)
 
 
+def _unsigned(fields: dict, *, kind: str | None) -> dict:
+    """A payment's body with `amount` as its stored magnitude. The amount may be sent as the
+    lists show it (a refund negative: what was read can be sent back) or as a magnitude with
+    `kind`; `kind` is the one sent, else the payment's (`None`: a new payment, whose kind a
+    negative amount makes a refund). 400 for a zero amount, or a negative one on a payment."""
+    if fields.get("amount") is None:
+        return fields
+    amount = money(fields["amount"])
+    if amount > 0:
+        return {**fields, "amount": amount}
+    if amount == 0:
+        raise invalid_params({"amount": ["A payment or refund moves some money: not 0."]})
+    kind = fields.get("kind") or kind or PaymentKind.REFUND
+    if kind != PaymentKind.REFUND:
+        raise invalid_params(
+            {
+                "amount": [
+                    "A payment's amount is positive; money going back is a refund "
+                    "(a negative amount, or a positive one with kind refund)."
+                ]
+            }
+        )
+    return {**fields, "kind": kind, "amount": -amount}
+
+
+def _follow_full_refund(order: Order, payment: Payment, *, actor, source) -> None:
+    """A completed refund that leaves nothing paid moves a live order (one that holds stock) to
+    refunded, its stock given back as with any move there, unless the `orders` settings keep
+    the status. A cancelled, failed or refunded order keeps its status: it holds no stock,
+    and its status says more than `refunded` would (a marketplace's cancellation)."""
+    if payment.kind != PaymentKind.REFUND or payment.status != PaymentRecordStatus.COMPLETED:
+        return
+    if order.amount_paid <= 0 or order.amount_refunded < order.amount_paid:
+        return
+    if not holds_stock(order.status):
+        return
+    if store_settings.get_value("orders", "fully_refunded_status") != "refunded":
+        return
+    order_status_set(
+        order_id=order.pk,
+        status=OrderStatus.REFUNDED,
+        note=f"Refunded in full (payment {payment.pk}).",
+        actor=actor,
+        source=source,
+    )
+
+
 def _apply(payment: Payment, fields: dict) -> None:
     for name in FIELDS:
         if name in fields and fields[name] is not None:
@@ -81,8 +137,19 @@ def _apply(payment: Payment, fields: dict) -> None:
 
 
 @transaction.atomic
-def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
-    """Record a payment or a refund (`kind`); completed ones count towards the amounts paid."""
+def payment_create(
+    *,
+    order_id: int,
+    fields: dict,
+    actor=None,
+    source=OrderSource.API,
+    full_refund_moves_status: bool = True,
+) -> Payment:
+    """Record a payment or a refund (`kind`); completed ones count towards the amounts paid.
+    A refund that leaves nothing paid moves the order to refunded (_follow_full_refund), but
+    not with `full_refund_moves_status` off: a refund that chose the lines given back to
+    stock, which the move would override by giving back every unit."""
+    fields = _unsigned(fields, kind=None)
     order = order_for_update(order_id)
     trail = order_trail(order)
     payment = Payment(order=order, created_by=logged_in(actor))
@@ -95,12 +162,15 @@ def payment_create(*, order_id: int, fields: dict, actor=None, source=OrderSourc
     audit.created(payment, AUDITED_FIELDS)
     trail.record(note=note)
     _announce(order, payment)
+    if full_refund_moves_status:
+        _follow_full_refund(order, payment, actor=actor, source=source)
     return payment
 
 
 @transaction.atomic
 def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
     order, payment = lock_order_of(Payment, payment_id, "payment")
+    fields = _unsigned(fields, kind=payment.kind)
     trail, payment_trail = order_trail(order), audit.track(payment, AUDITED_FIELDS)
     _apply(payment, fields)
     _check_refunds(order)
@@ -109,6 +179,7 @@ def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSou
     payment_trail.record()
     trail.record(note=note)
     _announce(order, payment)
+    _follow_full_refund(order, payment, actor=actor, source=source)
     return payment
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from unittest import mock
 
 import pytest
@@ -11,6 +12,7 @@ from store.orders import services as order_services
 from store.orders.models import Order
 from store.payments.models import GatewayRefund, SandboxCharge
 from store.payments.providers.base import ProviderUnavailable
+from store.settings import services as settings_services
 from tests.fixtures.store import API, basic_auth, error
 from tests.store.orders.factories import on_commit, stock_of
 from tests.store.payments.helpers import order_for, pay
@@ -29,7 +31,7 @@ def paid(online, anon):
     return order, product
 
 
-def test_partial_then_full_refund(paid, payments_staff):
+def test_partial_then_full_refund(paid, payments_staff, manager_client):
     order, product = paid
     first = refund(payments_staff, order, amount="5.00", reason="Scratched")
     assert first.status_code == 201, first.content
@@ -42,15 +44,33 @@ def test_partial_then_full_refund(paid, payments_staff):
     assert body["refunds"][0]["provider"] == "sandbox"
     assert not body["refunds"][0]["manual"]
     error(refund(payments_staff, order, amount="15.01"), 409, "refund_exceeds_refundable")
-    rest = refund(payments_staff, order)
+    with on_commit():
+        rest = refund(payments_staff, order)
     assert rest.status_code == 201
     assert (rest.json()["amount"], rest.json()["payment_status"]) == ("-15.00", "refunded")
     assert rest.json()["amount_refunded"] == "20.00"
-    assert rest.json()["order_status"] == "processing"  # no restock: the order keeps its stock
-    assert stock_of(product) == 8
+    # nothing left paid: the order moves to refunded, which gives its stock back
+    assert (rest.json()["order_status"], rest.json()["restocked"]) == ("refunded", True)
+    assert stock_of(product) == 10
     error(refund(payments_staff, order, amount="0.01"), 409, "refund_exceeds_refundable")
     refunds = Order.objects.get(pk=order.pk).payments.filter(kind="refund")
     assert sorted(str(p.amount) for p in refunds) == ["15.00", "5.00"]
+    listed = manager_client.get(f"{API}/orders/{order.pk}/payments").json()["payments"]
+    # signed as the refund's answer: the order's payments sum to what the shop kept
+    assert sorted(p["amount"] for p in listed) == ["-15.00", "-5.00", "20.00"]
+    assert sum(Decimal(p["amount"]) for p in listed) == 0
+
+
+def test_a_full_refund_keeps_the_status_where_the_settings_say_so(paid, payments_staff):
+    order, product = paid
+    settings_services.settings_update(section="orders", values={"fully_refunded_status": "keep"})
+    body = refund(payments_staff, order).json()
+    assert (body["payment_status"], body["order_status"], body["restocked"]) == (
+        "refunded",
+        "processing",
+        False,
+    )
+    assert stock_of(product) == 8  # still held: a person decides
 
 
 def test_refusals_change_nothing(online, paid, payments_staff):

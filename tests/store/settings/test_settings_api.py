@@ -9,9 +9,7 @@ from tests.store.catalog.factories import make_product
 pytestmark = pytest.mark.django_db
 
 SECTIONS = {"general", "currency", "products", "inventory", "reviews", "media", "developer"}
-SECTIONS |= {"tax", "cart"}  # issue 7
-SECTIONS |= {"checkout", "payments"}  # issue 7, checkout
-SECTIONS |= {"emails"}  # issue 12
+SECTIONS |= {"tax", "cart", "checkout", "payments", "emails", "orders"}
 
 
 def test_all_settings_with_their_defaults(admin_client_api):
