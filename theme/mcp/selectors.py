@@ -1,6 +1,7 @@
 """The read abilities of the AI tool endpoint. Each calls the store's own selectors (catalog,
 orders, reports, customers: never raw SQL) and answers plain JSON, redacted (redaction.redact)
-before it leaves this module."""
+before it leaves this module. A record about a person (a customer, a user) is built with
+`person()`, so the redaction knows its name is a person's."""
 
 from __future__ import annotations
 
@@ -12,17 +13,19 @@ from django.utils import timezone
 
 from store.catalog.selectors import products as catalog_products
 from store.catalog.selectors import search as catalog_search
+from store.common.money import money
 from store.customers import selectors as customer_selectors
 from store.orders import selectors as order_selectors
 from store.reports import selectors as report_selectors
-from theme.mcp.redaction import redact
+from theme.mcp.redaction import person, redact
 
 MAX_PER_PAGE = 50
 
 
 def _answer(value) -> dict:
-    """JSON types only (Decimals and datetimes as strings), then redacted."""
-    return redact(json.loads(json.dumps(value, cls=DjangoJSONEncoder)))
+    """Redacted (while the records still say what they are, and amounts are still numbers),
+    then JSON types only (Decimals and datetimes as strings)."""
+    return json.loads(json.dumps(redact(value), cls=DjangoJSONEncoder))
 
 
 def _product_card(product) -> dict:
@@ -64,7 +67,7 @@ def read_product(*, product_id: int) -> dict:
         "review_count": product.review_count,
         "sales_count": product.total_sales,
         "categories": [
-            {"id": c.pk, "title": c.name, "slug": c.slug} for c in product.categories.all()
+            {"id": c.pk, "name": c.name, "slug": c.slug} for c in product.categories.all()
         ],
         "variants": [
             {
@@ -146,13 +149,15 @@ def read_order(*, order_id: int) -> dict:
         "shipping_address": order.shipping_address,
         "customer_note": order.customer_note,
         "customer": (
-            {
-                "id": order.customer.pk,
-                "email": order.customer.email,
-                "first_name": order.customer.first_name,
-                "last_name": order.customer.last_name,
-                "registered": order.customer.user_id is not None,
-            }
+            person(
+                {
+                    "id": order.customer.pk,
+                    "email": order.customer.email,
+                    "first_name": order.customer.first_name,
+                    "last_name": order.customer.last_name,
+                    "registered": order.customer.user_id is not None,
+                }
+            )
             if order.customer is not None
             else None
         ),
@@ -173,7 +178,7 @@ def read_order(*, order_id: int) -> dict:
                 "id": p.pk,
                 "kind": p.kind,
                 "status": p.status,
-                "amount": p.amount,
+                "amount": p.signed_amount,  # a refund negative, as in every list
                 "paid_at": p.paid_at,
             }
             for p in order.payments.all()
@@ -206,8 +211,6 @@ def store_stats(*, period: str) -> dict:
         currency=report_selectors.store_currency(),
         default_threshold=report_selectors.store_low_stock_threshold(),
     )
-    for key in ("period", "previous_period"):  # "name" is a personal key to the redaction
-        body[key] = {**body[key], "label": body[key].pop("name", None)}
     return _answer(body)
 
 
@@ -233,19 +236,21 @@ def customer_summaries(*, search: str, page: int, per_page: int) -> dict:
     }
     found = customer_selectors.customers_with_stats_page(query)
     rows = [
-        {
-            "id": c.pk,
-            "email": c.email,
-            "first_name": c.first_name,
-            "last_name": c.last_name,
-            "phone": c.phone,
-            "registered": c.user_id is not None,
-            "orders_count": c.orders_count,
-            "total_spent": c.total_spent,
-            "last_order_at": c.last_order_at,
-            "last_order_id": c.last_order_id,
-            "created_at": c.created_at,
-        }
+        person(
+            {
+                "id": c.pk,
+                "email": c.email,
+                "first_name": c.first_name,
+                "last_name": c.last_name,
+                "phone": c.phone,
+                "registered": c.user_id is not None,
+                "orders_count": c.orders_count,
+                "total_spent": money(c.total_spent),
+                "last_order_at": c.last_order_at,
+                "last_order_id": c.last_order_id,
+                "created_at": c.created_at,
+            }
+        )
         for c in found.items
     ]
     return _answer(

@@ -122,7 +122,7 @@ def test_every_tool_answers_redacted(url, admin_auth, shop):
     assert got["customer"]["id"] == buyer.pk
     assert got["customer"]["email"] == REDACTED
     assert results["stats"]["totals"]["orders"] == 1
-    assert results["stats"]["period"]["label"] == "30d"
+    assert results["stats"]["period"]["name"] == "30d"
     assert results["low"]["items"][0]["product_id"] == lamp.pk
     customers = results["customers"]["customers"]
     assert [c["id"] for c in customers] == [buyer.pk]
@@ -145,9 +145,20 @@ def test_a_missing_record_or_a_bad_argument_is_a_tool_error(url, admin_auth, lic
             await session.call_tool("low_stock", {"limit": -1, "extra": True}),
         ]
 
-    for result in run_session(url, admin_auth, work):
+    results = run_session(url, admin_auth, work)
+    for result in results:
         assert result.isError is True, result
         assert result.content[0].text
+    # the store's refusals come with the store's error body
+    assert results[0].structuredContent["code"] == "product_not_found"
+    assert results[1].structuredContent == {
+        "code": "order_not_found",
+        "message": "No order with id 999999.",
+        "data": {"status": 404},
+    }
+    assert results[5].structuredContent["data"]["params"] == {
+        "date_from": "Not a date (YYYY-MM-DD): 2026-02-31"
+    }
 
 
 def test_an_unknown_tool_is_a_protocol_error(url, admin_auth, licensed):

@@ -1,6 +1,9 @@
-"""The one redaction function of the AI tool endpoint."""
+"""The one redaction function of the AI tool endpoint: personal data only, by what a record
+is."""
 
-from theme.mcp.redaction import REDACTED, redact
+from decimal import Decimal
+
+from theme.mcp.redaction import REDACTED, person, redact
 
 
 def test_personal_keys_are_redacted_whatever_their_shape():
@@ -52,5 +55,80 @@ def test_codes_amounts_dates_and_short_numbers_are_kept():
         "quantity": 3,
         "enabled": True,
         "price": None,
+    }
+    assert redact(value) == value
+
+
+def test_names_of_things_are_kept():
+    value = {
+        "name": "Desk lamp",
+        "categories": [{"id": 1, "name": "Lighting", "slug": "lighting"}],
+        "shipping_zone": {"id": 2, "name": "Greece", "city": "Athens"},
+        "gateway": {"name": "Stripe", "display_name": "Card"},
+        "period": {"name": "30d"},
+        "warehouse": {"name": "Main", "address": "1 Port Road", "postcode": "18545"},
+        "note": "Packed in two boxes",
+    }
+    assert redact(value) == value
+
+
+def test_a_persons_record_loses_its_identity_and_keeps_its_figures():
+    record = person(
+        {
+            "id": 7,
+            "name": "Ann Lee",
+            "display_name": "ann",
+            "company": "ACME",
+            "city": "Athens",
+            "postcode": "10558",
+            "country": "GR",
+            "note": "VIP",
+            "registered": True,
+            "total_spent": Decimal("123456.78"),
+            "orders": [{"id": 9, "items": [{"name": "Desk lamp"}]}],
+        }
+    )
+    out = redact(record)
+    assert type(out) is dict
+    assert out == {
+        "id": 7,
+        "name": REDACTED,
+        "display_name": REDACTED,
+        "company": REDACTED,
+        "city": REDACTED,
+        "postcode": REDACTED,
+        "country": "GR",
+        "note": REDACTED,
+        "registered": True,
+        "total_spent": Decimal("123456.78"),
+        # a record inside a person's is judged on its own: a product's name is shown
+        "orders": [{"id": 9, "items": [{"name": "Desk lamp"}]}],
+    }
+
+
+def test_records_under_a_persons_key_are_a_persons():
+    out = redact(
+        {
+            "employees": [{"id": 1, "name": "Bo Ek", "department": {"name": "Sales"}}],
+            "user": {"id": 2, "username": "bo"},
+            "actor": "bo@example.com",
+            "customer": "Ann Lee",
+            "title": "Report",
+        }
+    )
+    assert out == {
+        "employees": [{"id": 1, "name": REDACTED, "department": {"name": "Sales"}}],
+        "user": {"id": 2, "username": REDACTED},
+        "actor": REDACTED,
+        "customer": REDACTED,
+        "title": "Report",
+    }
+
+
+def test_amounts_are_numbers_not_phone_numbers():
+    value = {
+        "revenue": Decimal("12345678.90"),
+        "refunds": Decimal("-100000.00"),
+        "orders": 12345678,
     }
     assert redact(value) == value

@@ -9,6 +9,7 @@ collects its answer, through asgiref's `async_to_sync`. Abilities read the datab
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,13 +17,16 @@ from datetime import date
 
 import anyio
 from asgiref.sync import sync_to_async
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import McpError
-from rest_framework.exceptions import APIException
 
+from common.api.errors import ApiError, to_api_error
 from store.common.capabilities import MANAGE_CUSTOMERS, MANAGE_ORDERS, MANAGE_PRODUCTS, manage
+from store.common.errors import StoreErrorStyle, not_found
 from store.orders.choices import OrderStatus
 from theme.mcp import selectors, services
 
@@ -76,25 +80,32 @@ class Ability:
     capability: str
     input_schema: dict
     run: Callable[[dict], dict]
+    # the kind of record the ability reads by "<record>_id", named when it is missing
+    record: str | None = None
 
 
 class BadArgument(ValueError):
-    pass
+    """An argument its JSON schema let through but the ability cannot take (named)."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"{name}: {message}")
+        self.name = name
+        self.message = message
 
 
-def _clean_text(value: str) -> str:
+def _clean_text(value: str, name: str) -> str:
     if "\x00" in value or any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
-        raise BadArgument("Text arguments may not contain NUL characters or lone surrogates.")
+        raise BadArgument(name, "Text may not contain NUL characters or lone surrogates.")
     return value.strip()
 
 
-def _day(value: str | None) -> date | None:
+def _day(value: str | None, name: str) -> date | None:
     if not value:
         return None
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise BadArgument(f"Not a date (YYYY-MM-DD): {value}") from None
+        raise BadArgument(name, f"Not a date (YYYY-MM-DD): {value}") from None
 
 
 ABILITIES: tuple[Ability, ...] = (
@@ -111,7 +122,7 @@ ABILITIES: tuple[Ability, ...] = (
             ("query",),
         ),
         lambda a: selectors.search_products(
-            query=_clean_text(a["query"]), limit=a.get("limit", 10)
+            query=_clean_text(a["query"], "query"), limit=a.get("limit", 10)
         ),
     ),
     Ability(
@@ -121,6 +132,7 @@ ABILITIES: tuple[Ability, ...] = (
         MANAGE_PRODUCTS,
         _object({"product_id": _int("The product's id")}, ("product_id",)),
         lambda a: selectors.read_product(product_id=a["product_id"]),
+        record="product",
     ),
     Ability(
         "list_orders",
@@ -139,8 +151,8 @@ ABILITIES: tuple[Ability, ...] = (
         ),
         lambda a: selectors.list_orders(
             status=a.get("status"),
-            date_from=_day(a.get("date_from")),
-            date_to=_day(a.get("date_to")),
+            date_from=_day(a.get("date_from"), "date_from"),
+            date_to=_day(a.get("date_to"), "date_to"),
             page=a.get("page", 1),
             per_page=a.get("per_page", 20),
         ),
@@ -148,11 +160,13 @@ ABILITIES: tuple[Ability, ...] = (
     Ability(
         "get_order",
         "Read an order",
-        "One order by id with its items, payments, shipments and status history. The buyer's "
+        "One order by id with its items, payments (a refund's amount negative, so completed "
+        "payments add up to what the shop kept), shipments and status history. The buyer's "
         "identity and addresses are redacted (countries kept).",
         MANAGE_ORDERS,
         _object({"order_id": _int("The order's id")}, ("order_id",)),
         lambda a: selectors.read_order(order_id=a["order_id"]),
+        record="order",
     ),
     Ability(
         "store_stats",
@@ -185,7 +199,7 @@ ABILITIES: tuple[Ability, ...] = (
             }
         ),
         lambda a: selectors.customer_summaries(
-            search=_clean_text(a.get("search", "")),
+            search=_clean_text(a.get("search", ""), "search"),
             page=a.get("page", 1),
             per_page=a.get("per_page", 20),
         ),
@@ -219,23 +233,60 @@ def _check(user, ability: Ability) -> services.Refusal | None:
     return services.check_access(user, ability.capability) or services.count_call(user)
 
 
-def _run(ability: Ability, arguments: dict) -> dict:
-    """The ability, on the request's thread. A bad argument or a missing record is the tool's
-    own error result (an exception the SDK turns into `isError: true` with its message);
-    anything unexpected is logged and answered without its details."""
+def tool_error(error: ApiError) -> types.CallToolResult:
+    """A tool execution error as MCP has it: a result with `isError` that the agent reads and
+    can act on (another id, another argument), not a protocol error. Its structured content
+    is the store's error body (`code`, `message`, `data.status`, `data.params`), and its text
+    that body as JSON, as for every other result."""
+    style = StoreErrorStyle()
+    error.status = style.status_for(error)
+    body = style.body(error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(body, indent=2))],
+        structuredContent=body,
+        isError=True,
+    )
+
+
+def _refusal(ability: Ability, arguments: dict, exc: Exception) -> ApiError | None:
+    """What the store would answer for `exc` (None for a crash). A missing record that the
+    store's not_found did not name is named from the ability's record and id argument."""
+    if isinstance(exc, BadArgument):
+        return ApiError(400, "invalid_param", str(exc), {exc.name: [exc.message]})
+    if isinstance(exc, ObjectDoesNotExist):
+        exc = Http404()
+    error = to_api_error(exc)
+    if error is not None and error.code == "not_found" and ability.record:
+        named = not_found(ability.record, arguments.get(f"{ability.record}_id"))
+        error = ApiError(404, named.code, named.detail)
+    return error
+
+
+def _run(ability: Ability, arguments: dict) -> dict | types.CallToolResult:
+    """The ability, on the request's thread. A bad argument, a missing record or another
+    refusal of the store is the tool's own error result, logged without a traceback (the
+    agent's mistake, not the service's); anything else is a bug: logged with its traceback
+    and answered without its details."""
     try:
         return ability.run(arguments)
-    except BadArgument:
-        raise
-    except APIException as exc:  # the store's refusals (404 product_not_found, ...)
-        raise ToolFailed(str(exc.detail)) from None
-    except Exception:
-        logger.exception("MCP tool %s failed", ability.name)
-        raise ToolFailed(f"The {ability.name} tool failed; the error was logged.") from None
-
-
-class ToolFailed(Exception):
-    pass
+    except Exception as exc:
+        error = _refusal(ability, arguments, exc)
+        if error is None:
+            logger.exception("MCP tool %s failed", ability.name)
+            return tool_error(
+                ApiError(
+                    500, "server_error", f"The {ability.name} tool failed; the error was logged."
+                )
+            )
+        result = tool_error(error)
+        logger.log(
+            logging.WARNING if error.status >= 500 else logging.INFO,
+            "MCP tool %s refused: %s %s",
+            ability.name,
+            error.status,
+            result.structuredContent["code"],
+        )
+        return result
 
 
 def build_server() -> Server:
@@ -245,8 +296,10 @@ def build_server() -> Server:
         SERVER_NAME,
         instructions=(
             "Read-only tools over the Emporion store: products, orders, statistics, low stock "
-            "and customer summaries. Personal data (e-mails, phones, names, addresses) is "
-            "redacted."
+            "and customer summaries. Personal data (people's names, e-mails, phones, "
+            "addresses) is redacted; product, category and other names are shown. A missing "
+            "record or an argument the store refuses is a tool error whose structured content "
+            "is the store's error body (code, message, data.status)."
         ),
     )
 
@@ -255,7 +308,7 @@ def build_server() -> Server:
         return tools()
 
     @server.call_tool()
-    async def call_tool(name: str, arguments: dict) -> dict:
+    async def call_tool(name: str, arguments: dict) -> dict | types.CallToolResult:
         return await sync_to_async(_run, thread_sensitive=True)(BY_NAME[name], arguments)
 
     inner = server.request_handlers[types.CallToolRequest]
