@@ -27,6 +27,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
+from common import sealed
 from common.errors import ServiceError
 from store.common.addresses import REQUIRED_ADDRESS, Address, address_clean
 from store.common.errors import invalid_params, not_found, rule_broken
@@ -84,7 +85,7 @@ def settings_update(*, changes: dict[str, dict]) -> None:
         if "credentials" in fields:
             stored = secrets.unseal(account.credentials)
             for key, value in (fields["credentials"] or {}).items():
-                if value and value == secrets.mask(stored.get(key, "")):
+                if sealed.is_mask_of(value, stored.get(key, ""), mask=secrets.mask):
                     continue  # the masked value shown, sent back: unchanged
                 stored[key] = value or ""
             account.credentials = secrets.seal(stored)
