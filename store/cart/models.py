@@ -26,7 +26,12 @@ class Cart(models.Model):
         related_name="store_cart",
     )
     shipping_country = models.CharField(max_length=2, blank=True)
-    shipping_region = models.CharField(max_length=10, blank=True)
+    shipping_region = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The address's region: an ISO 3166-2 code without the country (M), or free "
+        "text where the country has none (store.common.addresses).",
+    )
     shipping_postcode = models.CharField(max_length=20, blank=True)
     vat_number = models.CharField(
         max_length=32,

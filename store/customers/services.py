@@ -17,7 +17,7 @@ from accounts import services as account_services
 from accounts.models import AppPassword, normalize_email
 from common import events
 from common.errors import Conflict, ServiceError
-from store.common.addresses import REQUIRED_ADDRESS, Address, address_clean
+from store.common.addresses import REQUIRED_ADDRESS, Address, address_clean, api_problems
 from store.common.errors import invalid_params, not_found
 from store.common.problems import Problems
 from store.customers.models import AddressType, Customer, CustomerAddress
@@ -266,7 +266,7 @@ def _clean_address(data, problems: Problems, *, prefix: str = "", base: dict | N
         return {}
     merged = {**(base or {}), **data}
     cleaned, errors = address_clean(merged, required=REQUIRED_ADDRESS)
-    problems.extend(errors, prefix=prefix)
+    problems.extend(api_problems(errors), prefix=prefix)
     return Address.of(cleaned).stored()
 
 

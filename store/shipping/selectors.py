@@ -98,7 +98,9 @@ def zone_matches(zone: ShippingZone, location: Location) -> bool:
     areas = [loc for loc in locations if loc.type != LocationType.POSTCODE]
     postcodes = [loc.code for loc in locations if loc.type == LocationType.POSTCODE]
     if areas:
-        region = f"{location.country}:{location.region}" if location.region else None
+        # Zones keep region codes upper-case; an address's free-text region (where the
+        # country has no ISO 3166-2 subdivisions) may not be.
+        region = f"{location.country}:{location.region.upper()}" if location.region else None
         if not any(
             (a.type == LocationType.COUNTRY and a.code == location.country)
             or (a.type == LocationType.REGION and region is not None and a.code == region)

@@ -85,13 +85,16 @@ def tax_location(
     """Where tax is reckoned: the given address, or the store's country (setting tax_based_on).
 
     Without an address (blank country) the store's country stands in, as it does for a
-    customer who has not said where they are.
+    customer who has not said where they are. The region is compared upper-case, as rates keep
+    it (an ISO 3166-2 code already is; free text where the country has none may not be).
     """
     config = config or store_settings.get_all()
     base = Location(country=config["general"]["store_country"])
     if config["tax"]["tax_based_on"] == "base" or not country:
         return base
-    return Location(country=country, region=region, postcode=normalise_postcode(postcode))
+    return Location(
+        country=country, region=region.strip().upper(), postcode=normalise_postcode(postcode)
+    )
 
 
 def _specificity(rate: RateRow, location: Location) -> tuple | None:

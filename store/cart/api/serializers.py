@@ -6,8 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from common.api.fields import IntegerField
-from store.cart.services.shipping import DESTINATION_PARAMS
-from store.common.addresses import DESTINATION_FIELDS, AddressSerializer
+from store.common.addresses import DestinationSerializer
 from store.common.cart_session import CartHintField
 from store.common.params import StrictCharField
 
@@ -95,14 +94,9 @@ class CartItemUpdateSerializer(serializers.Serializer):
     cart_id = CartHintField()
 
 
-# Where the cart ships: the country (required), state (`region`) and postcode of the store's
+# Where the cart ships: the country (required), region (or `state`) and postcode of the store's
 # address rule.
-class ShippingAddressSerializer(AddressSerializer):
-    address_keys = DESTINATION_FIELDS
-    required_keys = ("country",)
-    nullable_keys = ("state", "postcode")
-    param_names = DESTINATION_PARAMS
-
+class ShippingAddressSerializer(DestinationSerializer):
     cart_id = CartHintField()
 
 

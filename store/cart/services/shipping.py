@@ -7,13 +7,9 @@ from django.db import transaction
 from store.cart.models import Cart
 from store.cart.services.pricing import cart_state
 from store.cart.services.session import cart_for_update, touch
-from store.common.addresses import DESTINATION_FIELDS, address_clean
+from store.common.addresses import DESTINATION_FIELDS, address_clean, api_problems
 from store.common.errors import invalid_params, rule_broken
 from store.shipping.selectors import method_exists
-
-# The cart's destination is the address's country, state and postcode; the body names the
-# state `region`.
-DESTINATION_PARAMS = {"state": "region"}
 
 
 def clean_destination(*, country: str | None, region: str | None, postcode: str | None) -> dict:
@@ -25,9 +21,7 @@ def clean_destination(*, country: str | None, region: str | None, postcode: str 
         required=("country",),
     )
     if problems:
-        raise invalid_params(
-            {DESTINATION_PARAMS.get(name, name): messages for name, messages in problems.items()}
-        )
+        raise invalid_params(api_problems(problems))
     return {
         "shipping_country": cleaned["country"],
         "shipping_region": cleaned.get("state", ""),

@@ -26,7 +26,13 @@ from store.cart.services.shipping import cart_destination_set, cart_method_choos
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
 from store.common.accounts import logged_in
-from store.common.addresses import REQUIRED, REQUIRED_ADDRESS, Address, address_for_storing
+from store.common.addresses import (
+    REQUIRED,
+    REQUIRED_ADDRESS,
+    Address,
+    address_for_storing,
+    api_name,
+)
 from store.common.errors import invalid_params, not_found, rule_broken
 from store.common.problems import Problems
 from store.orders.choices import (
@@ -148,7 +154,7 @@ def needs_shipping_address(state: CartState) -> bool:
 def _required(address: dict, name: str, problems: Problems, *, phone: bool = False) -> None:
     required = (*REQUIRED_ADDRESS, "phone") if phone else REQUIRED_ADDRESS
     for key in Address.of(address).missing(required):
-        problems.add(f"{name}.{key}", REQUIRED)
+        problems.add(f"{name}.{api_name(key)}", REQUIRED)
 
 
 def check_fields(checkout: Checkout, state: CartState, config: dict) -> None:

@@ -51,17 +51,19 @@ class CustomerWriteSerializer(serializers.Serializer):
 
 
 class AddressWriteSerializer(AddressSerializer):
+    # The keys are cleaned by the service over the stored address (a partial update).
+    clean_keys = False
+
     type = CaseInsensitiveChoiceField(choices=AddressType.choices, required=False)
     is_default = StrictBooleanField(
         required=False, help_text="Make it its type's default (the first one always is)."
     )
 
-    def validate(self, attrs):
-        # The keys are cleaned by the service over the stored address (a partial update).
-        return attrs
-
 
 class AddressCreateSerializer(AddressWriteSerializer):
+    # A whole address: its keys are checked here too, each problem named as sent.
+    clean_keys = True
+
     type = CaseInsensitiveChoiceField(choices=AddressType.choices)
 
 

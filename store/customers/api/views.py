@@ -269,7 +269,8 @@ class CustomerSpendingHistoryView(StoreAPIView):
 ADDRESS_RULES = (
     "Addresses are checked by the store's address rule: first_name, last_name, address_1, "
     "city, postcode (unless the country has none) and country are required; country is an "
-    "ISO 3166-1 alpha-2 code, state its ISO 3166-2 subdivision."
+    "ISO 3166-1 alpha-2 code, region (also accepted as `state`) its ISO 3166-2 subdivision; "
+    "another key is refused."
 )
 
 

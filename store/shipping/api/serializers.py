@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField, RowListSerializer
-from store.common.addresses import DESTINATION_FIELDS, AddressSerializer
+from store.common.addresses import DestinationSerializer
 from store.common.formats import iso
 from store.common.money import from_cents, money_str
 from store.common.pagination import Page
@@ -105,13 +105,6 @@ class ShippingMethodUpdateSerializer(ShippingMethodWriteSerializer):
     zone_id = IdField(required=False, help_text="Move the method to another zone.")
 
 
-class ShippingDestinationSerializer(AddressSerializer):
-    address_keys = DESTINATION_FIELDS
-    required_keys = ("country",)
-    nullable_keys = ("state", "postcode")
-    param_names = {"state": "region"}
-
-
 class ShippingCalculateLineSerializer(serializers.Serializer):
     product_id = IdField()
     variant_id = IdField(required=False, allow_null=True)
@@ -122,8 +115,9 @@ class ShippingCalculateLineSerializer(serializers.Serializer):
 
 
 class ShippingCalculateSerializer(serializers.Serializer):
-    address = ShippingDestinationSerializer(
-        help_text="Where to: country (required), region (state, ISO 3166-2), postcode."
+    address = DestinationSerializer(
+        help_text="Where to: country (required), region (or `state`), postcode, as the cart's "
+        "shipping address takes them."
     )
     lines = ShippingCalculateLineSerializer(many=True, min_length=1, max_length=100)
     coupon = StrictCharField(

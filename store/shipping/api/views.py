@@ -178,7 +178,9 @@ class CalculateView(StoreAPIView):
         description="Without a cart: the first zone matching `address` and each of its "
         "methods available for `lines` ({product_id, variant_id, quantity}), with its cost and "
         "tax: the very calculation of GET /cart/shipping-methods (the items' prices as "
-        "entered; a `coupon` counts for its free shipping only). Refusals as the cart's: "
+        "entered; a `coupon` counts for its free shipping only). `address` is the cart's "
+        "shipping address (country, region or `state`, postcode; 400 naming a bad or unknown "
+        "key). Refusals as the cart's: "
         "`variant_required`, `not_variable_product`, `product_not_purchasable`, "
         "`coupon_not_found`, `coupon_disabled`, `coupon_expired`.",
     )

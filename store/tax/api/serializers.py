@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
-from store.common.addresses import DESTINATION_FIELDS, AddressSerializer
+from store.common.addresses import DestinationSerializer
 from store.common.formats import iso
 from store.common.money import MoneyField, from_cents, money_str, to_cents
 from store.common.pagination import Page
@@ -214,12 +214,6 @@ def named_page(name: str, page: Page, shape) -> dict:
 # --- Calculate -----------------------------------------------------------------------------------
 
 
-class TaxAddressSerializer(AddressSerializer):
-    address_keys = DESTINATION_FIELDS
-    required_keys = ("country",)
-    nullable_keys = ("state", "postcode")
-
-
 class CalculateLineSerializer(serializers.Serializer):
     product_id = IdField(
         required=False, help_text="A product (its price and tax class, as the cart takes them)."
@@ -250,10 +244,11 @@ class CalculateLineSerializer(serializers.Serializer):
 
 
 class CalculateSerializer(serializers.Serializer):
-    address = TaxAddressSerializer(
+    address = DestinationSerializer(
         required=False,
-        help_text="Where the customer is (country required; state, postcode). Absent: the "
-        "store's country. With tax.tax_based_on=base the store's country always.",
+        help_text="Where the customer is: country (required), region (or `state`), postcode, "
+        "as the cart's shipping address takes them. Absent: the store's country. With "
+        "tax.tax_based_on=base the store's country always.",
     )
     lines = CalculateLineSerializer(many=True, allow_empty=False, max_length=MAX_LINES)
     shipping = MoneyField(

@@ -224,9 +224,10 @@ class TaxCalculateView(StoreAPIView):
         "cost) at this address: the cart's own rule (rates by class and place, prices with "
         "or without tax per tax.prices_include_tax, rounded per line), without a cart. A "
         "`vat_number` valid per python-stdnum, of an EU member state other than the store's, "
-        "with tax.eu_reverse_charge on: no tax and `reverse_charge: true`. 400 "
-        "`invalid_vat_number`; 400 naming a line whose product cannot be bought or whose "
-        "class is unknown.",
+        "with tax.eu_reverse_charge on: no tax and `reverse_charge: true`. `address` is the "
+        "cart's shipping address (country, region or `state`, postcode; 400 naming a bad or "
+        "unknown key). 400 `invalid_vat_number`; 400 naming a line whose product cannot be "
+        "bought or whose class is unknown.",
     )
     def post(self, request):
         body = validate_body(s.CalculateSerializer, request.data)

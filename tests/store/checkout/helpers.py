@@ -23,7 +23,7 @@ ADDRESS = {
     "last_name": "Papadopoulou",
     "address_1": "Ermou 12",
     "city": "Athens",
-    "state": "I",
+    "region": "I",
     "postcode": "10431",
     "country": "GR",
     "phone": "+30 210 000 0000",

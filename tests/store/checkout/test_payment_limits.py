@@ -66,7 +66,7 @@ def test_the_address_sent_with_the_method_is_the_one_checked(anon, shop):
     make_method(make_zone("Cyprus", countries=["CY"]), "flat_rate", "CY post", cost="9.00")
     limit(cash_on_delivery_countries=["CY"])
     body = started(anon, shop)
-    cyprus = {**ADDRESS, "state": "", "city": "Nicosia", "postcode": "1010", "country": "CY"}
+    cyprus = {**ADDRESS, "region": "", "city": "Nicosia", "postcode": "1010", "country": "CY"}
     url = f"{CHECKOUT}/{body['id']}"
     error(
         anon.patch(url, {"payment_method": "cash_on_delivery"}, format="json"),

@@ -160,9 +160,9 @@ def test_an_empty_cart_cannot_be_checked_out(anon, shop):
     [
         ({"email": "not-an-address"}, "email"),
         ({"billing_address": {**ADDRESS, "country": "XX"}}, "billing_address.country"),
-        ({"billing_address": {**ADDRESS, "state": "ZZ"}}, "billing_address.state"),
+        ({"billing_address": {**ADDRESS, "region": "ZZ"}}, "billing_address.region"),
         ({"billing_address": {**ADDRESS, "postcode": "10431!"}}, "billing_address.postcode"),
-        ({"shipping_address": {**ADDRESS, "state": "Attica"}}, "shipping_address.state"),
+        ({"shipping_address": {**ADDRESS, "region": "Attica"}}, "shipping_address.region"),
         ({"customer_note": "x" * 2001}, "customer_note"),
         ({"shipping_method": "two"}, "shipping_method"),
     ],

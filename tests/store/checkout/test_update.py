@@ -48,7 +48,7 @@ def test_an_address_in_another_country_reprices_the_cart(anon, shop):
     make_method(zone, "flat_rate", "CY post", cost="9.00")
     make_rate("19", country="CY", name="VAT CY")
     body = started(anon, shop)
-    cyprus = {**ADDRESS, "state": "", "city": "Nicosia", "postcode": "1010", "country": "CY"}
+    cyprus = {**ADDRESS, "region": "", "city": "Nicosia", "postcode": "1010", "country": "CY"}
     response = patch(anon, body["id"], {"shipping_address": cyprus})
     assert response.status_code == 200, response.content
     changed = response.json()

@@ -74,13 +74,13 @@ def test_the_phone_when_the_store_requires_it(anon, shop):
 
 def test_no_postcode_is_needed_where_the_country_has_none(anon, shop):
     make_method(make_zone("World", fallback=True), "flat_rate", "World post", cost="20")
-    hong_kong = {**ADDRESS, "state": "", "postcode": "", "city": "Hong Kong", "country": "HK"}
+    hong_kong = {**ADDRESS, "region": "", "postcode": "", "city": "Hong Kong", "country": "HK"}
     body = started(anon, shop, billing_address=hong_kong)
     assert validate(anon, body["id"])["valid"] is True
 
 
 def test_an_address_no_method_ships_to(anon, shop):
-    japan = {**ADDRESS, "state": "", "city": "Tokyo", "postcode": "100-0001", "country": "JP"}
+    japan = {**ADDRESS, "region": "", "city": "Tokyo", "postcode": "100-0001", "country": "JP"}
     body = started(anon, shop, billing_address=japan)
     result = validate(anon, body["id"])
     assert codes(result) == ["no_shipping_method"]

@@ -16,7 +16,7 @@ from tests.store.tax.factories import make_rate
 pytestmark = pytest.mark.django_db
 
 DE_VAT = "DE136695976"  # valid per python-stdnum, another member state than the store's GR
-BERLIN = {**ADDRESS, "country": "DE", "state": "", "postcode": "10115", "city": "Berlin"}
+BERLIN = {**ADDRESS, "country": "DE", "region": "", "postcode": "10115", "city": "Berlin"}
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The store's one address (store.common.addresses): the value, the cleaner, the API field and
-the admin's fields that orders, the checkout and the cart all use."""
+the admin's fields that orders, the checkout, the cart, the calculators and the customers all
+use. The routes' own tests are tests/store/common/test_address_rule_api.py."""
 
 import pytest
 from django import forms
@@ -10,16 +11,19 @@ from store.cart.api.serializers import ShippingAddressSerializer
 from store.cart.services.shipping import clean_destination
 from store.common.addresses import (
     ADDRESS_FIELDS,
+    API_NAMES,
     DESTINATION_FIELDS,
     MAX_LENGTHS,
     REQUIRED_ADDRESS,
     Address,
     AddressSerializer,
+    DestinationSerializer,
     address_clean,
     address_data,
     address_for_storing,
     address_form_fields,
     address_from_form,
+    clean_subdivision,
 )
 from store.common.problems import Problems
 
@@ -55,7 +59,7 @@ def test_the_keys_and_their_lengths_are_one_definition():
         "email",
         "phone",
     )
-    assert MAX_LENGTHS["state"] == 20
+    assert MAX_LENGTHS["state"] == 100  # a subdivision's name, or free text where none
     assert MAX_LENGTHS["postcode"] == 20
     assert "country" not in MAX_LENGTHS  # a code, checked by kind
     assert DESTINATION_FIELDS == ("country", "state", "postcode")
@@ -65,7 +69,10 @@ def test_an_address_is_stored_without_its_empty_keys_and_answered_with_all():
     address = Address.of({"city": "Athens", "country": "GR", "unknown": "x", "phone": None})
     assert address.stored() == {"city": "Athens", "country": "GR"}
     answer = address.answer()
-    assert list(answer) == list(ADDRESS_FIELDS)
+    # Answered under the API names: the subdivision is `region` (stored as `state`).
+    assert list(answer) == [API_NAMES.get(name, name) for name in ADDRESS_FIELDS]
+    assert "region" in answer
+    assert "state" not in answer
     assert answer["city"] == "Athens"
     assert answer["phone"] == ""
     assert address_data(None) == Address().answer()
@@ -108,14 +115,15 @@ def test_the_cleaner_trims_and_normalises_every_key():
         ),
         ({"country": "GR", "state": "Attica"}, {"state"}),
         ({"country": "GR", "state": "ZZ"}, {"state"}),
-        ({"state": "I"}, {"country": ["Give the country of the state."]}),
+        ({"state": "I"}, {"country": ["Give the country of the region."]}),
         ({"country": "XX", "state": "I"}, {"country"}),  # the state is not checked then
         ({"postcode": "10431!"}, {"postcode"}),
         ({"postcode": "1" * 17}, {"postcode"}),
         ({"email": "nope"}, {"email": ["Enter a valid email address."]}),
         ({"city": 12}, {"city": ["Not a valid string."]}),
         ({"city": "x" * 101}, {"city": ["Ensure this field has no more than 100 characters."]}),
-        ({"state": "x" * 21, "country": "FR"}, {"state"}),
+        ({"state": "x" * 101, "country": "FR"}, {"state"}),
+        ({"state": "Crete", "country": "GR"}, {"state"}),  # an English name: not ISO 3166-2's
     ],
 )
 def test_the_cleaner_names_each_bad_key(data, problems):
@@ -126,9 +134,38 @@ def test_the_cleaner_names_each_bad_key(data, problems):
         assert set(found) == problems
 
 
-def test_a_region_where_the_country_has_no_subdivisions_is_a_short_code():
-    assert address_clean({"country": "HK", "state": "kln"})[0]["state"] == "KLN"
-    assert "state" in address_clean({"country": "HK", "state": "Kowloon Bay"})[1]
+def test_a_region_where_the_country_has_no_subdivisions_is_free_text():
+    assert address_clean({"country": "HK", "state": " Kowloon Bay "})[0]["state"] == "Kowloon Bay"
+    assert "state" in address_clean({"country": "HK", "state": "x" * 101})[1]
+
+
+@pytest.mark.parametrize(
+    ("sent", "stored"),
+    [
+        ("M", "M"),
+        ("m", "M"),
+        ("GR-M", "M"),
+        (" gr-m ", "M"),
+        ("Kríti", "M"),  # ISO 3166-2's name, any case
+        ("KRÍTI", "M"),
+        ("Kri\u0301ti", "M"),  # the accent as a combining mark
+        ("69", "69"),  # Mount Athos
+    ],
+)
+def test_a_region_is_stored_as_its_iso_code_without_the_country(sent, stored):
+    assert address_clean({"country": "gr", "state": sent}) == (
+        {"country": "GR", "state": stored},
+        {},
+    )
+    assert clean_subdivision("GR", sent) == stored
+
+
+def test_a_name_of_two_subdivisions_is_refused_and_a_code_wins_over_a_name():
+    with pytest.raises(ValueError, match="several subdivisions of ES"):
+        clean_subdivision("ES", "La Rioja")  # the community and the province
+    assert clean_subdivision("ES", "ES-RI") == "RI"
+    with pytest.raises(ValueError, match="GET /shipping/countries"):
+        clean_subdivision("GR", "Crete")
 
 
 def test_only_the_keys_asked_for_are_read_and_required_ones_must_be_filled():
@@ -155,6 +192,8 @@ def test_a_service_stores_the_non_empty_keys_and_names_problems_under_the_addres
     assert problems.errors == {}
     address_for_storing({"country": "XX", "email": "x"}, name="shipping", problems=problems)
     assert set(problems.errors) == {"shipping.country", "shipping.email"}
+    address_for_storing({"country": "GR", "state": "ZZ"}, name="billing", problems=problems)
+    assert "billing.state" in problems.errors  # named as the caller named it
     assert address_for_storing(None, name="billing", problems=Problems()) == {}
 
 
@@ -182,13 +221,54 @@ def test_the_serializer_cleans_by_the_rule():
     assert set(errors) == {"country", "city"}  # the field checks first: null is refused
     assert "Unknown country code" in str(errors["country"][0])
     ok, errors = _validate(AddressSerializer, {"country": "GR", "state": "Attica"})
-    assert (ok, set(errors)) == (False, {"state"})
+    assert (ok, set(errors)) == (False, {"state"})  # named as sent
+    ok, errors = _validate(AddressSerializer, {"country": "GR", "region": "Attica"})
+    assert (ok, set(errors)) == (False, {"region"})
 
 
-def test_the_carts_destination_is_a_subset_with_its_own_names():
+def test_the_serializer_takes_state_for_region_and_refuses_two_different_ones():
+    assert _validate(AddressSerializer, {"country": "GR", "state": "M"}) == (
+        True,
+        {"country": "GR", "state": "M"},
+    )
+    assert _validate(AddressSerializer, {"country": "GR", "region": "GR-M"}) == (
+        True,
+        {"country": "GR", "state": "M"},
+    )
+    # The same subdivision under both names is one.
+    ok, cleaned = _validate(AddressSerializer, {"country": "GR", "region": "M", "state": "Kríti"})
+    assert (ok, cleaned) == (True, {"country": "GR", "state": "M"})
+    ok, errors = _validate(AddressSerializer, {"country": "GR", "region": "M", "state": "I"})
+    assert (ok, set(errors)) == (False, {"region"})
+    assert "send one of them" in str(errors["region"][0])
+    ok, errors = _validate(AddressSerializer, {"region": "M", "state": "I"})
+    assert (ok, set(errors)) == (False, {"region"})
+
+
+def test_the_serializer_refuses_unknown_keys_naming_each():
+    ok, errors = _validate(
+        AddressSerializer, {"country": "GR", "zip": "10431", "province": "M", "city": "Athens"}
+    )
+    assert (ok, set(errors)) == (False, {"zip", "province"})
+    assert "region (or state)" in str(errors["zip"][0])
+    # With other problems, every one is named at once.
+    ok, errors = _validate(AddressSerializer, {"country": "XX", "zip": "1"})
+    assert (ok, set(errors)) == (False, {"country", "zip"})
+
+
+def test_the_declared_fields_answer_region_and_take_state_only_as_input():
+    declared = AddressSerializer().fields
+    assert [name for name, f in declared.items() if not f.write_only] == [
+        API_NAMES.get(name, name) for name in ADDRESS_FIELDS
+    ]
+    assert declared["state"].write_only
+    assert set(DestinationSerializer().fields) == {"country", "region", "state", "postcode"}
+
+
+def test_the_carts_destination_is_the_destination_subset():
     ok, cleaned = _validate(
         ShippingAddressSerializer,
-        {"country": "gr", "region": "GR-I", "postcode": None, "city": "ignored", "cart_id": "x"},
+        {"country": "gr", "region": "GR-I", "postcode": None, "cart_id": "x"},
     )
     assert ok
     assert cleaned == {"country": "GR", "state": "I", "postcode": "", "cart_id": "x"}
@@ -196,7 +276,15 @@ def test_the_carts_destination_is_a_subset_with_its_own_names():
     assert (ok, set(errors)) == (False, {"region"})  # named as the body names it
     ok, errors = _validate(ShippingAddressSerializer, {"region": "I"})
     assert (ok, set(errors)) == (False, {"country"})
-    assert set(ShippingAddressSerializer().fields) == {"country", "region", "postcode", "cart_id"}
+    ok, errors = _validate(ShippingAddressSerializer, {"country": "GR", "city": "Athens"})
+    assert (ok, set(errors)) == (False, {"city"})  # not part of a destination: refused
+    assert set(ShippingAddressSerializer().fields) == {
+        "country",
+        "region",
+        "state",
+        "postcode",
+        "cart_id",
+    }
 
 
 def test_the_carts_service_cleans_its_destination_with_the_same_cleaner():
@@ -235,4 +323,4 @@ def test_the_admin_fields_are_cleaned_by_the_same_rule():
     assert form.is_valid()
     address_from_form(form, "billing")
     assert "billing_state" in form.errors
-    assert Form().fields["billing_state"].max_length == 20
+    assert Form().fields["billing_state"].max_length == 100

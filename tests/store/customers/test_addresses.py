@@ -108,7 +108,7 @@ def test_a_partial_update_keeps_the_other_keys_and_stays_complete(manager_client
     row = add(manager_client, person, state="I")
     url = f"{API}/addresses/{row['id']}"
     body = manager_client.put(url, {"city": "Marousi", "phone": "+30 1"}, format="json").json()
-    assert (body["city"], body["phone"], body["first_name"], body["state"]) == (
+    assert (body["city"], body["phone"], body["first_name"], body["region"]) == (
         "Marousi",
         "+30 1",
         "Ana",

@@ -213,7 +213,7 @@ def test_create_with_default_addresses(manager_client):
     assert (body["email"], body["user_id"], body["note"]) == ("kim@example.com", user.pk, "VIP")
     assert body["billing"]["country"] == "GR"
     assert body["billing"]["postcode"] == "105 58"
-    assert (body["shipping"]["city"], body["shipping"]["state"]) == ("Marousi", "I")
+    assert (body["shipping"]["city"], body["shipping"]["region"]) == ("Marousi", "I")
     customer = Customer.objects.get(pk=body["id"])
     assert customer.addresses.filter(is_default=True).count() == 2
     assert manager_client.get(f"{CUSTOMERS}/{customer.pk}").json() == body

@@ -151,9 +151,11 @@ def test_addresses_follow_the_stores_one_address_rule(manager_client):
         {"billing_address": {"country": "gr", "state": "GR-I", "email": " Ana@Example.COM "}},
         format="json",
     ).json()
-    assert {key: body["billing_address"][key] for key in ("country", "state", "email", "city")} == {
+    assert {
+        key: body["billing_address"][key] for key in ("country", "region", "email", "city")
+    } == {
         "country": "GR",
-        "state": "I",
+        "region": "I",
         "email": "ana@example.com",  # e-mail addresses are kept lower-case, as at the checkout
         "city": "",  # an address replaces the stored one
     }

@@ -515,7 +515,7 @@ def test_reverse_charge_reaches_the_cart_and_the_order(anon):
     from tests.store.shipping.factories import make_method, make_zone
 
     make_method(make_zone("Germany", countries=["DE"]), "flat_rate", "Courier DE", cost="5.00")
-    berlin = {**ADDRESS, "country": "DE", "state": "", "postcode": "10115", "city": "Berlin"}
+    berlin = {**ADDRESS, "country": "DE", "region": "", "postcode": "10115", "city": "Berlin"}
     checkout = started(anon, shop, billing_address=berlin, vat_number=DE_VAT)
     error(
         anon.patch(f"{CHECKOUT}/{checkout['id']}", {"vat_number": "DE1"}, format="json"),

@@ -192,10 +192,13 @@ class CartShippingAddressView(CartRoutesView):
         request=s.ShippingAddressSerializer,
         responses={200: shapes.CartBodySerializer},
         parameters=SESSION_PARAMETERS,
-        description="`country` (ISO 3166-1 alpha-2, required), `region` (ISO 3166-2 "
-        "subdivision), `postcode`; each checked (400 `invalid_param` naming it). Shipping "
-        "costs, and tax (setting tax.tax_based_on), are reckoned for it; until one is given, "
-        "for the store's country. Makes the cart when there is none.",
+        description="`country` (ISO 3166-1 alpha-2, required), `region` (the country's ISO "
+        "3166-2 subdivision: M, GR-M or its name; also accepted as `state`), `postcode`: the "
+        "store's one address rule, as /shipping/calculate and /tax/calculate take it. Each "
+        "checked (400 `invalid_param` naming it; so are another key, and `region` and `state` "
+        "naming different subdivisions). Shipping costs, and tax (setting tax.tax_based_on), "
+        "are reckoned for it; until one is given, for the store's country. Makes the cart when "
+        "there is none.",
     )
     def post(self, request):
         body = validate_body(s.ShippingAddressSerializer, request.data)
