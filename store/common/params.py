@@ -90,30 +90,57 @@ def _has_code(detail, code: str) -> bool:
     return getattr(detail, "code", None) == code
 
 
-def validate_body(serializer_class, data, *, partial: bool = False, **context) -> dict:
+def unknown_keys(serializer, data) -> list[str]:
+    """The keys of a body that are none of its serializer's fields (nor their other names,
+    AliasedSerializer's `aliases`): a misspelt key must not be taken for "nothing to change"."""
+    if not isinstance(data, dict):
+        return []
+    known = set(serializer.fields) | set(getattr(serializer, "aliases", None) or ())
+    return sorted(str(name)[:64] for name in data.keys() - known)[:20]
+
+
+def _unknown_message(serializer) -> list[str]:
+    names = sorted(name for name, field in serializer.fields.items() if not field.read_only)
+    shown = ", ".join(names[:30]) + (", ..." if len(names) > 30 else "")
+    return [f"Not a field of this body (its fields: {shown})."]
+
+
+def validate_body(
+    serializer_class,
+    data,
+    *,
+    partial: bool = False,
+    allow_unknown_keys: bool = False,
+    **context,
+) -> dict:
     """The validated body. A value whose JSON shape is not the documented one (the
     `invalid_shape` code of common.api.fields.RowListSerializer) answers 422 `invalid_shape`
-    naming the field; other invalid values answer 400 `invalid_param`."""
+    naming the field; other invalid values, and keys the body does not take
+    (unknown_keys), answer 400 `invalid_param`. `allow_unknown_keys` is for payloads that
+    others write (a marketplace's event), of which only some keys are read."""
     if not isinstance(data, dict):
         raise invalid_params({"body": ["Send a JSON object."]})
     serializer = serializer_class(data=data, partial=partial, context=context)
+    unknown = [] if allow_unknown_keys else unknown_keys(serializer, data)
     if not serializer.is_valid():
         if _has_code(serializer.errors, SHAPE_CODE):
             raise invalid_shape(_errors(serializer))
-        raise invalid_params(_errors(serializer))
+        problems = _errors(serializer)
+        problems.update({name: _unknown_message(serializer) for name in unknown})
+        raise invalid_params(problems)
+    if unknown:
+        raise invalid_params({name: _unknown_message(serializer) for name in unknown})
     return serializer.validated_data
 
 
 class StrictBody(serializers.Serializer):
-    """Refuses fields it does not know (a typo, or `secret`), rather than ignoring them."""
+    """Refuses fields it does not know (a typo, or `secret`), rather than ignoring them, where
+    it is validated without validate_body (which refuses them for every body)."""
 
     def validate(self, attrs):
-        if isinstance(self.initial_data, dict):
-            unknown = sorted(str(name)[:64] for name in set(self.initial_data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ["This field cannot be set."] for name in unknown[:20]}
-                )
+        unknown = unknown_keys(self, self.initial_data)
+        if unknown:
+            raise serializers.ValidationError({name: _unknown_message(self) for name in unknown})
         return attrs
 
 

@@ -186,9 +186,10 @@ class ParsedEvent:
 
 def validated(serializer_class, payload) -> dict:
     """The payload validated by `serializer_class` (as the store validates bodies), or 400
-    `invalid_payload` naming each bad field."""
+    `invalid_payload` naming each bad field. The marketplace's other keys are not refused:
+    it writes the payload, and sends more than the store reads."""
     try:
-        return validate_body(serializer_class, payload)
+        return validate_body(serializer_class, payload, allow_unknown_keys=True)
     except ServiceError as exc:
         raise invalid_payload(exc.errors or {"body": [exc.detail]}) from exc
 

@@ -83,17 +83,19 @@ def test_my_leave_balances_requests_and_asking(me, hr_user):
     )
     assert response.status_code == 201, response.content
     assert response.json()["employee"]["id"] == employee.pk
-    # an employee_id in the body is ignored: always my own record
-    client.post(
-        f"{BASE}/hr/me/leave",
-        {
-            "employee_id": other.pk,
-            "leave_type_id": annual.pk,
-            "start_date": (MON + timedelta(days=7)).isoformat(),
-            "end_date": (MON + timedelta(days=7)).isoformat(),
-        },
-        format="json",
+    # always my own record: an employee_id in the body is refused, not taken
+    week_later = {
+        "leave_type_id": annual.pk,
+        "start_date": (MON + timedelta(days=7)).isoformat(),
+        "end_date": (MON + timedelta(days=7)).isoformat(),
+    }
+    refused = error(
+        client.post(f"{BASE}/hr/me/leave", {**week_later, "employee_id": other.pk}, format="json"),
+        400,
+        "invalid_param",
     )
+    assert set(refused["data"]["params"]) == {"employee_id"}
+    client.post(f"{BASE}/hr/me/leave", week_later, format="json")
     assert LeaveRequest.objects.filter(employee=other).count() == 1
     error(
         client.post(

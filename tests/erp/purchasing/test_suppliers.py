@@ -244,3 +244,16 @@ def test_supplier_list_queries_do_not_grow_with_rows(buyer_client, django_assert
         assert buyer_client.get(f"{BASE}/suppliers").json()["total"] == 15
     with django_assert_max_num_queries(baseline):
         assert buyer_client.get(f"{BASE}/supplier-prices").json()["total"] == 15
+
+
+def test_a_misspelt_key_is_refused_by_name_and_changes_nothing(buyer_client):
+    refused = error(
+        buyer_client.post(f"{BASE}/suppliers", {**ACME, "vat_numbr": "X"}, format="json"), 400
+    )
+    assert set(refused["data"]["params"]) == {"vat_numbr"}
+    assert not Supplier.objects.exists()
+    supplier = buyer_client.post(f"{BASE}/suppliers", ACME, format="json").json()
+    url = f"{BASE}/suppliers/{supplier['id']}"
+    refused = error(buyer_client.patch(url, {"activ": False}, format="json"), 400)
+    assert set(refused["data"]["params"]) == {"activ"}
+    assert Supplier.objects.get().is_active is True

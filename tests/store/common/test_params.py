@@ -8,7 +8,13 @@ from django.http import QueryDict
 from rest_framework import serializers
 
 from store.common.errors import ServiceError
-from store.common.params import ChoiceListField, PerPageField, _query_fields, validate_query
+from store.common.params import (
+    ChoiceListField,
+    PerPageField,
+    _query_fields,
+    validate_body,
+    validate_query,
+)
 from store.orders.api.serializers import OrderListQuerySerializer
 
 built: list[str] = []
@@ -84,3 +90,24 @@ def test_the_order_list_query_is_pure_and_still_refuses():
             OrderListQuerySerializer, QueryDict("date_from=2026-02-01&date_to=2026-01-01")
         )
     assert "date_to" in refused.value.errors
+
+
+class _Body(serializers.Serializer):
+    name = serializers.CharField()
+    note = serializers.CharField(required=False)
+
+
+def test_a_body_refuses_keys_it_does_not_take_with_the_other_problems():
+    assert validate_body(_Body, {"name": "a"}) == {"name": "a"}
+    with pytest.raises(ServiceError) as refused:
+        validate_body(_Body, {"name": "a", "nmae": "b"})
+    assert set(refused.value.errors) == {"nmae"}
+    assert "its fields: name, note" in refused.value.errors["nmae"][0]
+    with pytest.raises(ServiceError) as both:
+        validate_body(_Body, {"nmae": "b"})
+    assert set(both.value.errors) == {"name", "nmae"}  # named together, in one answer
+
+
+def test_a_payload_others_write_may_carry_keys_that_are_not_read():
+    body = validate_body(_Body, {"name": "a", "extra": 1}, allow_unknown_keys=True)
+    assert body == {"name": "a"}

@@ -69,6 +69,18 @@ def test_create_with_the_defaults(manager_client, manager):
     assert stock_of(lamp) == 3
 
 
+def test_totals_are_the_servers_and_not_taken_from_the_body(manager_client):
+    lamp = stocked(price="10.00", stock=5)
+    refused = error(
+        post(manager_client, {"items": [line(lamp, 1)], "total": "1.00", "subtotal": "1.00"}),
+        400,
+        "invalid_param",
+    )
+    assert set(refused["data"]["params"]) == {"total", "subtotal"}
+    assert not Order.objects.exists()
+    assert stock_of(lamp) == 5
+
+
 def test_create_with_every_field(manager_client):
     customer = CustomerFactory()
     lamp = stocked(title="Lamp", price="10.00")
@@ -103,14 +115,14 @@ def test_create_with_every_field(manager_client):
             "shipping_total": "5.00",
             "shipping_tax": "1.20",
             "discount_total": 2,
-            "total": "1.00",  # computed by the server: ignored
-            "subtotal": "1.00",
         },
     ).json()
     assert body["customer_id"] == customer.pk
     assert body["customer"]["email"] == customer.email
     assert (body["status"], body["currency"]) == ("processing", "USD")
-    assert body["billing_address"] == {**address, "state": "I", "country": "GR"}
+    # `state` is the other name of `region`, answered as `region`
+    expected = {key: value for key, value in address.items() if key != "state"}
+    assert body["billing_address"] == {**expected, "region": "I", "country": "GR"}
     assert body["shipping_address"]["city"] == "Patras"
     assert (body["payment_method"], body["payment_method_title"]) == ("card", "Credit card")
     assert (body["shipping_method"], body["shipping_method_title"]) == ("courier", "Courier")

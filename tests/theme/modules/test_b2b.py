@@ -110,3 +110,13 @@ def test_a_form_body_with_too_many_fields_is_a_400_not_a_500(staff):
         error(method(f"{GROUPS}/{group['id']}", fields, format="multipart"), 400, "parse_error")
     error(staff.post(GROUPS, fields, format="multipart"), 400, "parse_error")
     assert CustomerGroup.objects.get().name == "Wholesale"
+
+
+def test_a_misspelt_key_is_refused_by_name_and_changes_nothing(staff):
+    group = staff.post(GROUPS, {"name": "Wholesale"}, format="json").json()["group"]
+    url = f"{GROUPS}/{group['id']}"
+    for method in (staff.patch, staff.put):
+        refused = error(method(url, {"name": "Trade", "discount_percnt": 5}, format="json"), 400)
+        assert set(refused["data"]["params"]) == {"discount_percnt"}
+    assert error(staff.post(GROUPS, {"name": "B", "members": []}, format="json"), 400)
+    assert list(CustomerGroup.objects.values_list("name", flat=True)) == ["Wholesale"]
