@@ -786,6 +786,8 @@ def _payment_lines(event: dict, *, refund: bool):
     bank = role_account(AccountRole.BANK).pk
     receivable = role_account(AccountRole.RECEIVABLE).pk
     if refund:
+        # The refund's credit note (erp.invoicing, for an order with an issued invoice) credits
+        # the receivable back: together, Dr sales and VAT / Cr bank.
         lines = [_line(receivable, debit=amount, **partner), _line(bank, credit=amount)]
     else:
         lines = [_line(bank, debit=amount), _line(receivable, credit=amount, **partner)]

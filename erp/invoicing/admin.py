@@ -89,7 +89,7 @@ class InvoiceAdmin(ReadOnlyAdmin):
     search_fields = ("full_number", "counterpart_name", "counterpart_vat_number")
     list_select_related = ("series", "transmission")
     inlines = (LineInline, TransmissionInline)
-    actions = ("issue", "cancel_by_credit_note", "transmit")
+    actions = ("issue", "cancel_by_credit_note", "credit_refunds", "transmit")
 
     @admin.display(description="Transmission")
     def transmission_status(self, invoice: Invoice) -> str:
@@ -116,6 +116,15 @@ class InvoiceAdmin(ReadOnlyAdmin):
             queryset,
             lambda pk: services.invoice_cancel(invoice_id=pk, user=request.user),
             "cancelled by credit notes",
+        )
+
+    @admin.action(description="Credit the order's refunds that have no credit note")
+    def credit_refunds(self, request, queryset):
+        self._act(
+            request,
+            queryset,
+            lambda pk: services.invoice_credit_refunds(invoice_id=pk, user=request.user),
+            "checked for refunds to credit",
         )
 
     @admin.action(description="Send to the tax authority")

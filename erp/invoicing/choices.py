@@ -26,6 +26,11 @@ RETAIL_TYPES = frozenset({"11.1", "11.2", "11.4"})
 B2B_TYPES = frozenset(t.value for t in DocumentType) - RETAIL_TYPES
 # Credit notes that reference the original's mark (myDATA correlatedInvoices).
 CORRELATED_TYPES = frozenset({"5.1", "11.4"})
+# Supplies the VAT code exempts: to a business in another member state (1.2, article 28) and
+# exports (1.3, article 24). Their lines are 0% (category 7) with the exemption category.
+INTRA_EU_TYPES = frozenset({"1.2"})
+THIRD_COUNTRY_TYPES = frozenset({"1.3"})
+EXEMPT_SUPPLY_TYPES = INTRA_EU_TYPES | THIRD_COUNTRY_TYPES
 
 
 def credit_type_for(document_type: str) -> str | None:
@@ -65,6 +70,16 @@ VAT_RATES: dict[int, Decimal] = {
     10: Decimal("4"),
 }
 EXEMPT_CATEGORY = 7
+# "Entries without VAT" (payroll, depreciation) are records, not sales: no document of sale
+# takes them.
+NOT_SALES_CATEGORIES = frozenset({8})
+
+
+def vat_categories_for(document_type: str) -> list[int]:
+    """The VAT categories a document of `document_type` takes (issuing checks them)."""
+    if document_type in EXEMPT_SUPPLY_TYPES:
+        return [EXEMPT_CATEGORY]
+    return [c.value for c in VatCategory if c.value not in NOT_SALES_CATEGORIES]
 
 
 # myDATA's VAT exemption categories (vatExemptionCategory), the common ones named.
@@ -159,6 +174,7 @@ def reference_data() -> dict:
                 "name": t.label,
                 "credit_note": t.value in CREDIT_TYPES,
                 "needs_counterpart_vat_number": t.value in B2B_TYPES,
+                "vat_categories": vat_categories_for(t.value),
             }
             for t in DocumentType
         ],

@@ -96,10 +96,20 @@ class Invoice(models.Model):
         related_name="credit_notes",
         help_text="The document a credit note cancels.",
     )
+    # The store's refund payment a credit note gives back (kept when the payment is deleted: the
+    # note stays, see erp.invoicing.services.refund_recorded); one note per refund payment.
+    refund_payment_id = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
     net_total = _money()
     vat_total = _money()
     gross_total = _money()
     cancelled_at = models.DateTimeField(null=True, blank=True)
+    auto_issue_error = models.CharField(
+        max_length=500,
+        blank=True,
+        editable=False,
+        help_text="Why the last automatic issue was refused: this draft's (auto-invoice) or "
+        "the credit note of a refund on this invoice; empty once one succeeds.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -127,6 +137,11 @@ class Invoice(models.Model):
             models.CheckConstraint(
                 condition=Q(status=InvoiceStatus.DRAFT) | Q(number__isnull=False),
                 name="erp_invoicing_issued_numbered",
+            ),
+            models.UniqueConstraint(
+                fields=["refund_payment_id"],
+                condition=Q(refund_payment_id__isnull=False),
+                name="erp_invoicing_one_note_per_refund",
             ),
         ]
         indexes = [

@@ -1,8 +1,11 @@
 """Invoicing's writes: series, settings, drafts, issuing (gapless numbering), cancelling by
-credit note, invoices made from orders, and the transmission to the tax authority.
+credit note, the credit notes of refunds, invoices made from orders, and the transmission to
+the tax authority.
 
 Each write validates first and changes nothing when it refuses (400 naming the parameters;
-409 for a rule of the document's state). Issuing locks the invoice, then its series row
+409 for a rule of the document's state). Issuing checks the tax authority's rules that can be
+checked here (issue_problems) before anything is numbered, so no number is ever taken by a
+document the authority would reject. It then locks the invoice, then its series row
 (select_for_update), takes the series' next number and moves it on in the same transaction:
 numbers are unique, in issue order and without gaps (a draft has none; a rolled-back issue
 gives its number back).
@@ -10,9 +13,11 @@ gives its number back).
 
 from __future__ import annotations
 
+import logging
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from common import outbox
@@ -20,9 +25,15 @@ from common.errors import ServiceError
 from erp.core import signals as core_signals
 from erp.invoicing import crypto, selectors
 from erp.invoicing.choices import (
+    B2B_TYPES,
+    CORRELATED_TYPES,
     CREDIT_TYPES,
     EXEMPT_CATEGORY,
+    EXEMPT_SUPPLY_TYPES,
+    INTRA_EU_TYPES,
+    NOT_SALES_CATEGORIES,
     ORDER_PAYMENT_METHODS,
+    THIRD_COUNTRY_TYPES,
     VAT_RATES,
     DocumentType,
     InvoiceStatus,
@@ -46,7 +57,11 @@ from store.common.money import allocate_cents, from_cents, money, to_cents
 from store.common.problems import Problems
 from store.customers.models import Customer
 from store.orders import selectors as order_selectors
+from store.orders.choices import PaymentKind, PaymentRecordStatus
+from store.orders.models import Payment
 from store.tax import selectors as tax_selectors
+
+logger = logging.getLogger(__name__)
 
 TRANSMIT_TASK = "erp_invoicing.transmit"
 ORDER_TASK = "erp_invoicing.invoice_for_order"
@@ -63,6 +78,18 @@ NOT_SENT = "transmission_not_sent"
 NOT_CONFIGURED = "authority_not_configured"
 UNAVAILABLE = "authority_unavailable"
 REFUSED = "authority_refused"
+
+# The tax authority's rules that issuing checks before a number is taken (409, `data.params`
+# naming the fields; the code is the first rule broken).
+ISSUER_VAT_REQUIRED = "issuer_vat_number_required"
+COUNTERPART_VAT_REQUIRED = "counterpart_vat_number_required"
+COUNTERPART_VAT_INVALID = "counterpart_vat_number_invalid"
+COUNTRY_NOT_ALLOWED = "counterpart_country_not_allowed"
+VAT_CATEGORY_NOT_ALLOWED = "vat_category_not_allowed"
+EXEMPTION_REQUIRED = "vat_exemption_required"
+EXEMPTION_NOT_ALLOWED = "vat_exemption_not_allowed"
+NEGATIVE_AMOUNT = "negative_amount"
+TOTALS_INCONSISTENT = "totals_inconsistent"
 
 CENT = Decimal("0.01")
 
@@ -353,6 +380,188 @@ def invoice_delete(*, invoice_id: int) -> None:
     invoice.delete()
 
 
+# --- The authority's rules, checked at issue ----------------------------------------------------
+
+
+def _issuer_country(row: InvoicingSettings) -> str:
+    number = tax_selectors.vat_number_of(row.issuer_vat_number)
+    if number is not None:
+        return number.country
+    return Address.of(row.issuer_address or {}).country or "GR"
+
+
+def _counterpart_vat_problem(vat_number: str, country: str) -> tuple[str, str]:
+    """(what is wrong with the counterpart's VAT number or "", the country it names). An EU
+    number (or one of no stated country) is checked with python-stdnum; a third country's tax
+    number is kept as given."""
+    if country and country not in tax_selectors.eu_countries():
+        return "", ""
+    number = tax_selectors.vat_number_of(vat_number)
+    if number is None and country == "GR":  # a Greek AFM given without its EL prefix
+        number = tax_selectors.vat_number_of(f"EL{vat_number}")
+    if number is None:
+        return (
+            f"{vat_number!r} is not a valid EU VAT number: give it with its country prefix, "
+            "e.g. EL094259216.",
+            "",
+        )
+    if country and number.country != country:
+        return f"The VAT number is of {number.country}, the counterpart's country is {country}.", ""
+    return "", number.country
+
+
+def issue_problems(
+    invoice: Invoice, *, settings: InvoicingSettings | None = None
+) -> list[tuple[str, str, str]]:
+    """What the tax authority would reject in `invoice`, checked locally: [(rule code, field,
+    message)], empty when it may be issued. A credit note is held to the rules of its own type
+    and of the document it corrects.
+
+    The issuer's VAT number; on B2B types the counterpart's VAT number, present and valid
+    (python-stdnum, for an EU counterpart); an intra-community supply (1.2) to another member
+    state, an export (1.3) outside the EU; VAT categories the type takes (never 8, entries
+    without VAT; 1.2 and 1.3 only 7, exempt); a 0% line's exemption category (and none on
+    other lines); no negative amount; each line's VAT its net at its rate (within the cent the
+    authority allows), its gross net + VAT, the totals the lines' sums."""
+    row = settings or selectors.settings_row()
+    found: list[tuple[str, str, str]] = []
+
+    def add(code: str, field: str, message: str) -> None:
+        found.append((code, field, message))
+
+    types = [invoice.document_type]
+    if invoice.corrects_id:
+        types.append(invoice.corrects.document_type)
+    if not row.issuer_vat_number:
+        add(
+            ISSUER_VAT_REQUIRED,
+            "issuer_vat_number",
+            "The issuer's VAT number is not set (PATCH /invoices/settings).",
+        )
+    vat_number = (invoice.counterpart_vat_number or "").strip()
+    country = invoice.counterpart_country or Address.of(invoice.billing_address or {}).country
+    b2b = next((t for t in types if t in B2B_TYPES), None)
+    if b2b and not vat_number:
+        add(
+            COUNTERPART_VAT_REQUIRED,
+            "counterpart_vat_number",
+            f"A document of type {b2b} ({DocumentType(b2b).label}) needs the counterpart's "
+            "VAT number.",
+        )
+    elif vat_number:
+        problem, named = _counterpart_vat_problem(vat_number, country)
+        if problem:
+            add(COUNTERPART_VAT_INVALID, "counterpart_vat_number", problem)
+        country = country or named
+    eu = tax_selectors.eu_countries()
+    if any(t in INTRA_EU_TYPES for t in types) and (
+        country not in eu or country == _issuer_country(row)
+    ):
+        add(
+            COUNTRY_NOT_ALLOWED,
+            "counterpart_country",
+            "An intra-community supply (1.2) goes to a business in another EU member state"
+            + (f", not {country}." if country else ": give the counterpart's country."),
+        )
+    if any(t in THIRD_COUNTRY_TYPES for t in types) and (not country or country in eu):
+        add(
+            COUNTRY_NOT_ALLOWED,
+            "counterpart_country",
+            "A third-country supply (1.3) goes to a counterpart outside the EU"
+            + (f", not {country}." if country else ": give the counterpart's country."),
+        )
+    exempt_only = next((t for t in types if t in EXEMPT_SUPPLY_TYPES), None)
+    net_sum = vat_sum = Decimal(0)
+    lines = InvoiceLine.objects.filter(invoice=invoice).order_by("position", "id")
+    for index, line in enumerate(lines):
+        where, name = f"lines.{index}", f"Line {index + 1}"
+        net_sum += line.net_amount
+        vat_sum += line.vat_amount
+        category = line.vat_category
+        if category not in VAT_RATES:
+            add(VAT_CATEGORY_NOT_ALLOWED, f"{where}.vat_category", f"{name}: no VAT category.")
+            continue
+        if category in NOT_SALES_CATEGORIES:
+            add(
+                VAT_CATEGORY_NOT_ALLOWED,
+                f"{where}.vat_category",
+                f"{name}: VAT category {category} (entries without VAT) is not for documents "
+                "of sale.",
+            )
+        elif exempt_only and category != EXEMPT_CATEGORY:
+            add(
+                VAT_CATEGORY_NOT_ALLOWED,
+                f"{where}.vat_category",
+                f"{name}: a document of type {exempt_only} is VAT exempt: VAT category "
+                f"{EXEMPT_CATEGORY} (0%) with its exemption category.",
+            )
+        if category == EXEMPT_CATEGORY and not line.vat_exemption:
+            add(
+                EXEMPTION_REQUIRED,
+                f"{where}.vat_exemption",
+                f"{name}: a 0% line needs its exemption category (order invoices take the "
+                "settings' zero_vat_exemption).",
+            )
+        elif category != EXEMPT_CATEGORY and line.vat_exemption:
+            add(
+                EXEMPTION_NOT_ALLOWED,
+                f"{where}.vat_exemption",
+                f"{name}: only 0% lines (VAT category {EXEMPT_CATEGORY}) take an exemption.",
+            )
+        if min(line.net_amount, line.vat_amount, line.gross_amount) < 0:
+            add(NEGATIVE_AMOUNT, f"{where}.net_amount", f"{name}: amounts cannot be negative.")
+        if not _vat_fits(line.net_amount, line.vat_amount, category):
+            add(
+                TOTALS_INCONSISTENT,
+                f"{where}.vat_amount",
+                f"{name}: VAT {line.vat_amount} is not {VAT_RATES[category]}% of "
+                f"{line.net_amount}.",
+            )
+        if line.net_amount + line.vat_amount != line.gross_amount:
+            add(
+                TOTALS_INCONSISTENT,
+                f"{where}.gross_amount",
+                f"{name}: gross {line.gross_amount} is not net plus VAT.",
+            )
+    if (net_sum, vat_sum, net_sum + vat_sum) != (
+        invoice.net_total,
+        invoice.vat_total,
+        invoice.gross_total,
+    ):
+        add(
+            TOTALS_INCONSISTENT,
+            "gross_total",
+            f"The lines add up to net {net_sum} and VAT {vat_sum}, the totals say net "
+            f"{invoice.net_total}, VAT {invoice.vat_total}, gross {invoice.gross_total}.",
+        )
+    return found
+
+
+def _vat_fits(net: Decimal, vat: Decimal, category: int) -> bool:
+    """The line's VAT is its net at its category's rate, within the cent the authority allows
+    (a credit note split by amount may be a cent off; lines made from quantities are exact)."""
+    expected = (net * VAT_RATES[category] / 100).quantize(CENT, rounding=ROUND_HALF_UP)
+    return abs(expected - vat) <= CENT
+
+
+def _check_issuable(invoice: Invoice) -> None:
+    """409 naming the first rule broken (every problem in the message and `data.params`)."""
+    problems = issue_problems(invoice)
+    if not problems:
+        return
+    errors: dict[str, list[str]] = {}
+    for _code, field, message in problems:
+        errors.setdefault(field, []).append(message)
+    what = f"The credit note of {invoice.corrects}" if invoice.corrects_id else str(invoice)
+    reasons = " ".join(message for _code, _field, message in problems)
+    raise ServiceError(
+        f"{what} cannot be issued: the tax authority would reject it. {reasons}",
+        code=problems[0][0],
+        status_code=409,
+        errors=errors,
+    )
+
+
 # --- Issue and cancel ---------------------------------------------------------------------------
 
 
@@ -366,11 +575,14 @@ def _number(invoice: Invoice) -> None:
 
 
 def _issue(invoice: Invoice) -> None:
+    """Check the authority's rules (refusing before any number is taken), number, announce."""
+    _check_issuable(invoice)
     _number(invoice)
     now = timezone.now()
     invoice.status = InvoiceStatus.ISSUED
     invoice.issued_at = now
     invoice.issue_date = invoice.issue_date or timezone.localdate(now)
+    invoice.auto_issue_error = ""
     invoice.save()
     _announce(invoice)
 
@@ -401,7 +613,9 @@ def _announce(invoice: Invoice) -> None:
 @transaction.atomic
 def invoice_issue(*, invoice_id: int) -> Invoice:
     """Number a draft and freeze it. 409 `invoice_not_draft` when it is issued already,
-    `invoice_incomplete` without lines or in an inactive series."""
+    `invoice_incomplete` without lines or in an inactive series, or the code of the tax
+    authority's first rule it breaks (issue_problems); nothing changes then. An order's
+    invoice issued after refunds on the order gets their credit notes too (refund_recorded)."""
     invoice = _invoice_for_update(invoice_id)
     if invoice.status != InvoiceStatus.DRAFT:
         raise _conflict(f"{invoice} is issued already.", NOT_DRAFT)
@@ -415,6 +629,7 @@ def invoice_issue(*, invoice_id: int) -> Invoice:
     _issue(invoice)
     if selectors.settings_row().auto_transmit:
         _transmission_start(invoice)
+    _credit_refunds(invoice)
     return invoice
 
 
@@ -440,25 +655,111 @@ def _credit_series(document_type: str) -> InvoiceSeries:
     )
 
 
-@transaction.atomic
-def invoice_cancel(*, invoice_id: int, reason: str = "", user=None) -> Invoice:
-    """Cancel an issued document by a credit note: a new issued document of the credit type
-    (5.1, or 11.4 for a retail receipt) in its own series, with the same lines, referencing
-    the original (`corrects`); the original is marked cancelled. Answers the credit note.
-    409: a draft (`invoice_is_draft`: delete it), a cancelled document (`invoice_cancelled`),
-    a credit note (`invoice_not_cancellable`)."""
-    invoice = _invoice_for_update(invoice_id)
-    if invoice.status == InvoiceStatus.DRAFT:
-        raise _conflict(f"{invoice} is a draft: delete it instead.", IS_DRAFT)
-    if invoice.status == InvoiceStatus.CANCELLED:
-        raise _conflict(f"{invoice} is cancelled already.", ALREADY_CANCELLED)
+def _credited(invoice: Invoice, **filters) -> Decimal:
+    """The gross its credit notes gave back."""
+    notes = Invoice.objects.filter(corrects=invoice, **filters)
+    return money(notes.aggregate(total=Sum("gross_total"))["total"] or 0)
+
+
+def _open_groups(invoice: Invoice) -> list[dict]:
+    """What is left to credit, per VAT category and exemption (in the order of the lines): the
+    invoice's net and VAT less its credit notes'."""
+    groups: dict[tuple, dict] = {}
+    for line in InvoiceLine.objects.filter(invoice=invoice).order_by("position", "id"):
+        group = groups.setdefault(
+            (line.vat_category, line.vat_exemption),
+            {
+                "vat_category": line.vat_category,
+                "vat_exemption": line.vat_exemption,
+                "net": Decimal(0),
+                "vat": Decimal(0),
+            },
+        )
+        group["net"] += line.net_amount
+        group["vat"] += line.vat_amount
+    for line in InvoiceLine.objects.filter(invoice__corrects=invoice):
+        group = groups.get((line.vat_category, line.vat_exemption))
+        if group is not None:
+            group["net"] -= line.net_amount
+            group["vat"] -= line.vat_amount
+    return list(groups.values())
+
+
+def _amount_lines(invoice: Invoice, amount: Decimal, what: str) -> list[dict]:
+    """Credit-note lines giving back `amount` (gross) of the invoice: one per VAT category
+    left, the amount shared in proportion to what is left of each (largest remainder, so the
+    lines add up to it exactly); each share's net is its gross at the category's rate and its
+    VAT the rest. A share that finishes its category takes exactly the net and VAT left when
+    they fit the rate, so a document credited in full gives back its exact net and VAT."""
+    groups = _open_groups(invoice)
+    weights = [max(to_cents(group["net"] + group["vat"]), 0) for group in groups]
+    shares = allocate_cents(min(to_cents(amount), sum(weights)), weights)
+    lines = []
+    for group, share, weight in zip(groups, shares, weights, strict=True):
+        if share <= 0:
+            continue
+        category, gross = group["vat_category"], from_cents(share)
+        rate = VAT_RATES[category]
+        exact = (
+            share == weight
+            and group["net"] >= 0
+            and group["vat"] >= 0
+            and _vat_fits(group["net"], group["vat"], category)
+        )
+        if exact:
+            net, vat = group["net"], group["vat"]
+        else:
+            net = (gross * 100 / (100 + rate)).quantize(CENT, rounding=ROUND_HALF_UP)
+            vat = gross - net
+        lines.append(
+            {
+                "description": (
+                    f"{what} at {format(rate.normalize(), 'f')}% VAT" if rate else f"{what}, 0% VAT"
+                )[:255],
+                "sku": "",
+                "quantity": Decimal(1),
+                "unit_price": net,
+                "discount": Decimal(0),
+                "net_amount": net,
+                "vat_category": category,
+                "vat_exemption": group["vat_exemption"],
+                "vat_amount": vat,
+                "gross_amount": gross,
+            }
+        )
+    return lines
+
+
+def _copied_lines(invoice: Invoice) -> list[dict]:
+    names = (
+        "description",
+        "sku",
+        "quantity",
+        "unit_price",
+        "discount",
+        "net_amount",
+        "vat_category",
+        "vat_exemption",
+        "vat_amount",
+        "gross_amount",
+    )
+    return [
+        {name: getattr(line, name) for name in names}
+        for line in InvoiceLine.objects.filter(invoice=invoice).order_by("position", "id")
+    ]
+
+
+def _credit_note(
+    invoice: Invoice, lines: list[dict], *, notes: str, refund_payment_id=None, user=None
+) -> Invoice:
+    """Issue a credit note of the (locked) `invoice` with `lines`: the credit type of its
+    document type (5.1; 11.4 for a retail receipt), numbered in its series like any document
+    (after the authority's rules are checked), announced (the accounting posts it). The
+    invoice is cancelled once its credit notes give back its whole total. When the invoice
+    was sent to the authority (or `auto_transmit` is set), the note is sent too."""
     credit_type = credit_type_for(invoice.document_type)
-    if credit_type is None:
-        raise _conflict(f"{invoice} is a credit note: it cannot be cancelled.", NOT_CANCELLABLE)
-    series = _credit_series(credit_type)
-    note = f"Cancels {invoice.full_number}." + (f" {reason}" if reason else "")
     credit = Invoice.objects.create(
-        series=series,
+        series=_credit_series(credit_type),
         document_type=credit_type,
         currency=invoice.currency,
         customer_id=invoice.customer_id,
@@ -467,26 +768,173 @@ def invoice_cancel(*, invoice_id: int, reason: str = "", user=None) -> Invoice:
         counterpart_country=invoice.counterpart_country,
         billing_address=invoice.billing_address,
         payment_method=invoice.payment_method,
-        notes=note,
+        notes=notes,
         corrects=invoice,
+        refund_payment_id=refund_payment_id,
         created_by=logged_in(user),
     )
-    lines = list(InvoiceLine.objects.filter(invoice=invoice).order_by("position", "id"))
-    for line in lines:
-        line.pk = None
-        line.invoice = credit
-    InvoiceLine.objects.bulk_create(lines)
-    _total(credit, lines)
+    rows = [
+        InvoiceLine(invoice=credit, position=position, **line)
+        for position, line in enumerate(lines, start=1)
+    ]
+    InvoiceLine.objects.bulk_create(rows)
+    _total(credit, rows)
     _issue(credit)
-    invoice.status = InvoiceStatus.CANCELLED
-    invoice.cancelled_at = timezone.now()
-    invoice.save(update_fields=["status", "cancelled_at", "updated_at"])
+    if _credited(invoice) >= invoice.gross_total:
+        invoice.status = InvoiceStatus.CANCELLED
+        invoice.cancelled_at = timezone.now()
+        invoice.save(update_fields=["status", "cancelled_at", "updated_at"])
     original = Transmission.objects.filter(invoice=invoice).first()
     if selectors.settings_row().auto_transmit or (
         original is not None and original.status == TransmissionStatus.SENT
     ):
-        _transmission_start(credit)  # the authority knows the original: it learns of its end
+        _transmission_start(credit)  # the authority knows the original: it learns of the note
     return credit
+
+
+@transaction.atomic
+def invoice_cancel(*, invoice_id: int, reason: str = "", user=None) -> Invoice:
+    """Cancel an issued document by a credit note: a new issued document of the credit type
+    (5.1, or 11.4 for a retail receipt) in its own series, referencing the original
+    (`corrects`), with the original's lines, or, when refunds were credited already, with
+    what is left of each VAT category (_amount_lines); the original is marked
+    cancelled. Answers the credit note. 409: a draft (`invoice_is_draft`: delete it), a
+    cancelled document (`invoice_cancelled`), a credit note (`invoice_not_cancellable`), or
+    the code of the authority's rule the credit note would break (nothing changes then)."""
+    invoice = _invoice_for_update(invoice_id)
+    if invoice.status == InvoiceStatus.DRAFT:
+        raise _conflict(f"{invoice} is a draft: delete it instead.", IS_DRAFT)
+    if invoice.status == InvoiceStatus.CANCELLED:
+        raise _conflict(f"{invoice} is cancelled already.", ALREADY_CANCELLED)
+    if credit_type_for(invoice.document_type) is None:
+        raise _conflict(f"{invoice} is a credit note: it cannot be cancelled.", NOT_CANCELLABLE)
+    credited = _credited(invoice)
+    if credited:
+        lines = _amount_lines(invoice, invoice.gross_total - credited, f"Rest of {invoice}")
+    else:
+        lines = _copied_lines(invoice)
+    note = f"Cancels {invoice.full_number}." + (f" {reason}" if reason else "")
+    return _credit_note(invoice, lines, notes=note, user=user)
+
+
+# --- Refunds ------------------------------------------------------------------------------------
+
+
+def _refund_share(invoice: Invoice, refund: Payment) -> Decimal:
+    """How much of `refund` the invoice's credit note gives back: the refund, less what of the
+    order's refunds only returned an overpayment (paid beyond the invoice's total), and never
+    more than is left uncredited on the invoice."""
+    sums = Payment.objects.filter(
+        order_id=invoice.order_id, status=PaymentRecordStatus.COMPLETED
+    ).aggregate(
+        paid=Sum("amount", filter=Q(kind=PaymentKind.PAYMENT)),
+        refunded=Sum("amount", filter=Q(kind=PaymentKind.REFUND)),
+    )
+    paid, refunded = money(sums["paid"] or 0), money(sums["refunded"] or 0)
+    due = min(refunded, max(invoice.gross_total - paid + refunded, Decimal(0)))
+    given = _credited(invoice, refund_payment_id__isnull=False)
+    left = invoice.gross_total - _credited(invoice)
+    return max(min(refund.amount, due - given, left), Decimal(0))
+
+
+def _refund_note(invoice: Invoice, refund: Payment, *, user=None) -> Invoice | None:
+    amount = _refund_share(invoice, refund)
+    lines = _amount_lines(invoice, amount, f"Refund on {invoice}") if amount > 0 else []
+    if not lines:
+        return None
+    order = invoice.order
+    return _credit_note(
+        invoice,
+        lines,
+        notes=f"Refund of {amount} {invoice.currency} on order {order.order_number} "
+        f"(payment {refund.pk}): credits {invoice.full_number}.",
+        refund_payment_id=refund.pk,
+        user=user,
+    )
+
+
+def _credit_refunds(invoice: Invoice, *, user=None) -> list[Invoice]:
+    """The credit notes of the order's completed refunds that have none yet, oldest first
+    (`invoice` locked and issued)."""
+    if invoice.order_id is None:
+        return []
+    noted = Invoice.objects.filter(corrects=invoice, refund_payment_id__isnull=False)
+    refunds = (
+        Payment.objects.filter(
+            order_id=invoice.order_id,
+            kind=PaymentKind.REFUND,
+            status=PaymentRecordStatus.COMPLETED,
+        )
+        .exclude(pk__in=noted.values("refund_payment_id"))
+        .order_by("paid_at", "id")
+    )
+    made = []
+    for refund in refunds:
+        if invoice.status != InvoiceStatus.ISSUED:
+            break  # credited in full
+        note = _refund_note(invoice, refund, user=user)
+        if note is not None:
+            made.append(note)
+    return made
+
+
+def _auto_refused(invoice_id: int, message: str) -> None:
+    """Record why an automatic issue was refused on the invoice (shown by the API and admin)."""
+    logger.warning("invoicing: invoice %s: %s", invoice_id, message)
+    Invoice.objects.filter(pk=invoice_id).update(auto_issue_error=message[:500])
+
+
+def refund_recorded(event: dict) -> Invoice | None:
+    """The store's `payment_recorded` of a refund (the listener, while the ERP runs): a refund
+    on an order whose invoice is issued gets its credit note, by amount (_amount_lines),
+    once per refund payment (a repeated event answers the note made). None when there
+    is nothing to credit: no issued invoice (a draft's refunds are credited when it is issued),
+    one credited in full, a refund that only returned an overpayment, a deleted refund (its
+    note, if any, stays: a person corrects it). A rule of the authority refusing the note is
+    recorded on the invoice (`auto_issue_error`), never raised."""
+    if event.get("deleted") or event.get("kind") != PaymentKind.REFUND:
+        return None
+    try:
+        payment_id, order_id = int(event["payment_id"]), int(event["order_id"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    invoice = selectors.invoice_of_order(order_id)
+    if invoice is None or invoice.status != InvoiceStatus.ISSUED:
+        return None
+    try:
+        with transaction.atomic():
+            invoice = _invoice_for_update(invoice.pk)
+            made = Invoice.objects.filter(refund_payment_id=payment_id).first()
+            if made is not None or invoice.status != InvoiceStatus.ISSUED:
+                return made
+            refund = Payment.objects.filter(
+                pk=payment_id,
+                order_id=order_id,
+                kind=PaymentKind.REFUND,
+                status=PaymentRecordStatus.COMPLETED,
+            ).first()
+            return _refund_note(invoice, refund) if refund is not None else None
+    except IntegrityError:  # a concurrent delivery made it
+        return Invoice.objects.filter(refund_payment_id=payment_id).first()
+    except ServiceError as exc:
+        _auto_refused(invoice.pk, f"The credit note of refund {payment_id}: {exc.detail}")
+        return None
+
+
+@transaction.atomic
+def invoice_credit_refunds(*, invoice_id: int, user=None) -> list[Invoice]:
+    """Credit the order's refunds that have no credit note yet (the admin's action, after a
+    refusal was fixed): the notes made, oldest refund first. 409 `invoice_is_draft`, or the
+    code of the authority's rule a note would break (nothing changes then)."""
+    invoice = _invoice_for_update(invoice_id)
+    if invoice.status == InvoiceStatus.DRAFT:
+        raise _conflict(
+            f"{invoice} is a draft: its refunds are credited when it is issued.", IS_DRAFT
+        )
+    made = _credit_refunds(invoice, user=user) if invoice.status == InvoiceStatus.ISSUED else []
+    if invoice.auto_issue_error:
+        Invoice.objects.filter(pk=invoice.pk).update(auto_issue_error="")
+    return made
 
 
 # --- From an order ------------------------------------------------------------------------------
@@ -588,6 +1036,10 @@ def invoice_from_order(*, order_id: int, user=None) -> tuple[Invoice, bool]:
                 customer=order.customer,
                 counterpart_name=address.company
                 or " ".join(filter(None, (address.first_name, address.last_name))),
+                # a retail receipt names no counterpart to the authority
+                counterpart_vat_number=order.vat_number
+                if series.document_type in B2B_TYPES
+                else "",
                 counterpart_country=address.country,
                 billing_address=dict(order.billing_address),
                 payment_method=ORDER_PAYMENT_METHODS.get(order.payment_method, PaymentMethod.POS),
@@ -606,7 +1058,9 @@ def invoice_from_order(*, order_id: int, user=None) -> tuple[Invoice, bool]:
 
 def invoice_for_order(*, order_id: int) -> int | None:
     """The auto-invoice of a completed order (the task): made and issued once; answers its id
-    (None when the settings no longer ask for it or no series is set)."""
+    (None when the settings no longer ask for it or no series is set). A draft that a rule
+    refuses (issue_problems, `invoice_incomplete`) stays a draft without a number and records
+    why in `auto_issue_error`; the order's status change is never failed by it."""
     row = selectors.settings_row()
     if not row.auto_invoice or not (row.order_series_id or row.default_series_id):
         return None
@@ -615,8 +1069,12 @@ def invoice_for_order(*, order_id: int) -> int | None:
         try:
             invoice_issue(invoice_id=invoice.pk)
         except ServiceError as exc:
-            if exc.code != NOT_DRAFT:
-                raise  # issued by a concurrent run is fine; anything else is not
+            if exc.code == NOT_DRAFT:
+                pass  # issued by a concurrent run
+            elif exc.status_code == 409:  # a rule refused it: no number taken, a person fixes it
+                _auto_refused(invoice.pk, f"Not issued automatically: {exc.detail}")
+            else:
+                raise
     return invoice.pk
 
 
@@ -687,6 +1145,14 @@ def transmission_run(*, invoice_id: int) -> tuple[str, str]:
         if transmission is None:
             return "skipped", ""
         invoice = Invoice.objects.select_related("series").get(pk=invoice_id)
+        if invoice.corrects_id and invoice.document_type in CORRELATED_TYPES:
+            original = Transmission.objects.filter(invoice_id=invoice.corrects_id).first()
+            if original is not None and original.status == TransmissionStatus.PENDING:
+                # issued together (an order's invoice and the notes of earlier refunds): the
+                # note needs the original's mark, which comes with the original's answer
+                transmission.last_error = "The original is not sent yet: its mark is needed."
+                transmission.save()
+                return "retry", transmission.last_error
         document = selectors.document_of(invoice)
         provider = selectors.provider_for(transmission.provider)
         transmission.attempts += 1

@@ -229,10 +229,19 @@ class InvoiceSummarySerializer(serializers.Serializer):
     counterpart_country = serializers.CharField()
     order_id = IdField(allow_null=True)
     corrects_id = IdField(allow_null=True, help_text="The document a credit note cancels.")
+    refund_payment_id = IdField(
+        allow_null=True,
+        help_text="The order's refund payment a credit note gives back (one note per refund); "
+        "null otherwise. Kept when the payment is deleted.",
+    )
     net_total = MoneyField()
     vat_total = MoneyField()
     gross_total = MoneyField()
     transmission = serializers.SerializerMethodField()
+    auto_issue_error = serializers.CharField(
+        help_text="Why the last automatic issue was refused: this draft's (auto-invoice), or "
+        "the credit note of a refund on this invoice; empty otherwise."
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     cancelled_at = serializers.DateTimeField(allow_null=True)
@@ -251,6 +260,9 @@ class InvoiceSerializer(InvoiceSummarySerializer):
     payment_method_name = serializers.CharField(source="get_payment_method_display")
     notes = serializers.CharField()
     credit_note_ids = serializers.SerializerMethodField()
+    credited_total = serializers.SerializerMethodField(
+        help_text="The gross its credit notes gave back (refunds, cancellation)."
+    )
     lines = InvoiceLineSerializer(many=True, source="lines.all")
     vat_breakdown = serializers.SerializerMethodField()
 
@@ -260,6 +272,11 @@ class InvoiceSerializer(InvoiceSummarySerializer):
 
     def get_credit_note_ids(self, invoice) -> list[int]:
         return [note.pk for note in invoice.credit_notes.all()]
+
+    @extend_schema_field(MoneyField())
+    def get_credited_total(self, invoice):
+        notes = invoice.credit_notes.all()
+        return MoneyField().to_representation(sum((n.gross_total for n in notes), Decimal(0)))
 
     @extend_schema_field(InvoiceVatGroupSerializer(many=True))
     def get_vat_breakdown(self, invoice):
@@ -352,6 +369,9 @@ class InvoicingCodeSerializer(serializers.Serializer):
 class InvoiceDocumentTypeSerializer(InvoicingCodeSerializer):
     credit_note = serializers.BooleanField()
     needs_counterpart_vat_number = serializers.BooleanField()
+    vat_categories = serializers.ListField(
+        child=IntegerField(), help_text="The VAT categories its lines may take."
+    )
 
 
 class InvoiceVatCategorySerializer(serializers.Serializer):

@@ -25,13 +25,23 @@ INVOICE_ID = OpenApiParameter("invoice_id", int, OpenApiParameter.PATH)
 ORDER_ID = OpenApiParameter("order_id", int, OpenApiParameter.PATH)
 
 NOT_DRAFT_409 = "The invoice is issued: it never changes (`invoice_not_draft`)."
+AUTHORITY_RULES = (
+    "a rule of the tax authority, checked before a number is taken (the code names the first "
+    "broken, `data.params` every field): `issuer_vat_number_required`, "
+    "`counterpart_vat_number_required` (B2B types), `counterpart_vat_number_invalid` "
+    "(python-stdnum), `counterpart_country_not_allowed` (1.2 to another EU member state, 1.3 "
+    "outside the EU), `vat_category_not_allowed` (see the reference data's `vat_categories`), "
+    "`vat_exemption_required` (a 0% line), `vat_exemption_not_allowed`, `negative_amount`, "
+    "`totals_inconsistent`"
+)
 ISSUE_409 = (
     "Issued already (`invoice_not_draft`), or it cannot be issued: no lines, an inactive "
-    "series (`invoice_incomplete`)."
+    f"series (`invoice_incomplete`), or {AUTHORITY_RULES}. Nothing changes then."
 )
 CANCEL_409 = (
     "A draft (`invoice_is_draft`: delete it instead), cancelled already (`invoice_cancelled`), "
-    "or a credit note (`invoice_not_cancellable`)."
+    f"a credit note (`invoice_not_cancellable`), or the credit note would break {AUTHORITY_RULES} "
+    "(the original's and its own type's). Nothing changes then."
 )
 TRANSMIT_409 = (
     "A draft (`invoice_is_draft`), or pending or sent already (`transmission_in_progress`)."
@@ -127,7 +137,10 @@ class InvoiceIssueView(InvoicingView):
         errors={409: ISSUE_409},
         description="Gives the draft the next number of its series (gapless and unique: the "
         "series is locked while it is taken) and the issue date (today unless set); it never "
-        "changes afterwards. With `auto_transmit` set, it is also sent to the authority.",
+        "changes afterwards. Before the number is taken the document is checked against the "
+        "tax authority's rules (409, nothing changes). With `auto_transmit` set, it is also "
+        "sent to the authority. An order's invoice issued after refunds on the order gets "
+        "their credit notes at once (`credit_note_ids`).",
     )
     def post(self, request, invoice_id):
         services.invoice_issue(invoice_id=invoice_id)
@@ -144,8 +157,10 @@ class InvoiceCancelView(InvoicingView):
         description="Issues a credit note (type 5.1; 11.4 for a retail receipt) in the first "
         "active series of that type (made, coded CN or CNR, when there is none) with the "
         "original's lines, referencing it (`corrects_id`); the original is marked cancelled. "
-        "Nothing is deleted. Answers the credit note. When the original was sent to the "
-        "authority, the credit note is sent too (with the original's mark).",
+        "When refunds were credited already (credit notes with `refund_payment_id`), it "
+        "credits only what is left, one line per VAT category. Nothing is deleted. Answers the "
+        "credit note. When the original was sent to the authority, the credit note is sent "
+        "too (with the original's mark).",
     )
     def post(self, request, invoice_id):
         fields = validate_body(s.InvoiceCancelSerializer, request.data)
@@ -225,9 +240,9 @@ class InvoiceFromOrderView(InvoicingView):
         },
         description="One invoice per order: the first call makes a draft (201) in the "
         "settings' order series (else the default series) from the order's lines (its "
-        "discount shared over them), shipping, billing address, currency and payment method; "
-        "each line's VAT category is the one nearest the order's tax. Every later call "
-        "answers the same invoice (200).",
+        "discount shared over them), shipping, billing address, VAT number, currency and "
+        "payment method; each line's VAT category is the one nearest the order's tax. Every "
+        "later call answers the same invoice (200). The draft is checked when it is issued.",
     )
     def post(self, request, order_id):
         invoice, made = services.invoice_from_order(order_id=order_id, user=request.user)
@@ -251,7 +266,9 @@ class InvoiceSettingsView(InvoicingView):
         description="Only the fields sent change. The issuer's VAT number is checked with "
         "python-stdnum (400 `invalid_vat_number`). `mydata_user_id` and "
         "`mydata_subscription_key` are stored encrypted and answered masked; an empty value "
-        "removes one. `auto_invoice`: an order moving to completed gets its invoice, issued.",
+        "removes one. `auto_invoice`: an order moving to completed gets its invoice, issued "
+        "(one a rule of the authority refuses stays a draft, its `auto_issue_error` saying "
+        "why).",
     )
     def patch(self, request):
         fields = validate_body(s.InvoicingSettingsWriteSerializer, request.data, partial=True)

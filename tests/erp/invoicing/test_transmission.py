@@ -14,7 +14,7 @@ import responses
 from pypdf import PdfReader
 
 from erp.invoicing import selectors, services
-from erp.invoicing.models import Transmission
+from erp.invoicing.models import Invoice, Transmission
 from erp.invoicing.providers.base import Error, Line
 from erp.invoicing.providers.mydata import NS, MydataAuthority, invoices_doc
 from erp.invoicing.providers.sandbox import SandboxAuthority, problems
@@ -78,7 +78,9 @@ def test_the_sandbox_accepts_and_assigns_a_mark(api, series):
 
 
 def test_the_sandbox_rejects_a_b2b_invoice_without_the_counterpart_vat_number(api, series):
-    invoice = issued(api, counterpart_vat_number="")
+    # Issuing refuses it now (test_issue_rules); a document issued before that check was not.
+    invoice = issued(api)
+    Invoice.objects.filter(pk=invoice["id"]).update(counterpart_vat_number="")
     transmit(api, invoice["id"])
     rejected = api.get(f"{INVOICES}/{invoice['id']}").json()["transmission"]
     assert rejected["status"] == "rejected"
@@ -151,6 +153,19 @@ def test_a_credit_note_of_a_sent_invoice_is_sent_with_its_mark(api, series):
     document = selectors.document_of(selectors.invoice_get(credit["id"]))
     assert document.correlated_marks == (original.mark,)
     assert document.document_type == "5.1"
+
+
+def test_a_credit_note_waits_for_its_originals_mark(api, series):
+    invoice = issued(api)
+    assert api.post(f"{INVOICES}/{invoice['id']}/transmit").status_code == 202  # not run yet
+    services.settings_update(fields={"auto_transmit": True})
+    credit = api.post(f"{INVOICES}/{invoice['id']}/cancel").json()
+    outcome, detail = services.transmission_run(invoice_id=credit["id"])
+    assert (outcome, detail) == ("retry", "The original is not sent yet: its mark is needed.")
+    waiting = Transmission.objects.get(invoice_id=credit["id"])
+    assert (waiting.status, waiting.attempts) == ("pending", 0)
+    services.transmission_run(invoice_id=invoice["id"])
+    assert services.transmission_run(invoice_id=credit["id"])[0] == "sent"
 
 
 def test_auto_transmit_sends_at_issue(api, series):
