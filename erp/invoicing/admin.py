@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from common.admin import ReadOnlyAdmin, ServiceAdmin, ServiceForm, for_each
 from erp.invoicing import crypto, services
 from erp.invoicing.models import (
+    LINE_VALUES,
     Invoice,
     InvoiceLine,
     InvoiceSeries,
@@ -23,19 +24,7 @@ class LineInline(admin.TabularInline):
     model = InvoiceLine
     extra = 0
     can_delete = False
-    fields = (
-        "position",
-        "description",
-        "sku",
-        "quantity",
-        "unit_price",
-        "discount",
-        "net_amount",
-        "vat_category",
-        "vat_exemption",
-        "vat_amount",
-        "gross_amount",
-    )
+    fields = ("position", *LINE_VALUES)
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):

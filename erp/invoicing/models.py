@@ -153,6 +153,21 @@ class Invoice(models.Model):
         return self.full_number or f"Draft {self.pk}"
 
 
+# A line's values, as a credit note copies them and the admin shows them.
+LINE_VALUES = (
+    "description",
+    "sku",
+    "quantity",
+    "unit_price",
+    "discount",
+    "net_amount",
+    "vat_category",
+    "vat_exemption",
+    "vat_amount",
+    "gross_amount",
+)
+
+
 class InvoiceLine(models.Model):
     invoice = models.ForeignKey(Invoice, on_delete=models.CASCADE, related_name="lines")
     position = models.PositiveSmallIntegerField()

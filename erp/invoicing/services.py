@@ -43,6 +43,7 @@ from erp.invoicing.choices import (
     credit_type_for,
 )
 from erp.invoicing.models import (
+    LINE_VALUES,
     Invoice,
     InvoiceLine,
     InvoiceSeries,
@@ -731,20 +732,8 @@ def _amount_lines(invoice: Invoice, amount: Decimal, what: str) -> list[dict]:
 
 
 def _copied_lines(invoice: Invoice) -> list[dict]:
-    names = (
-        "description",
-        "sku",
-        "quantity",
-        "unit_price",
-        "discount",
-        "net_amount",
-        "vat_category",
-        "vat_exemption",
-        "vat_amount",
-        "gross_amount",
-    )
     return [
-        {name: getattr(line, name) for name in names}
+        {name: getattr(line, name) for name in LINE_VALUES}
         for line in InvoiceLine.objects.filter(invoice=invoice).order_by("position", "id")
     ]
 
