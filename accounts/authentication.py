@@ -3,7 +3,8 @@
 - Portal: a bearer access token (JWT) everywhere; an X-API-Key only on the endpoints a view
   lists (PortalViewMixin.accepts_api_key). A key sent anywhere else is refused with a 401 that
   says a bearer token is needed.
-- Store: application passwords over HTTP Basic (AppPasswordAuthentication).
+- Store: application passwords over HTTP Basic (AppPasswordAuthentication), behind the
+  log-in limits.
 """
 
 from __future__ import annotations
@@ -52,17 +53,36 @@ class ApiKeyAuthentication(BaseAuthentication):
         return 'Bearer realm="api"'
 
 
+class LoginLockedError(exceptions.APIException):
+    """services.LoginLocked where credentials are read: 429 `login_locked` with Retry-After
+    (`wait`). An APIException, so DRF takes the request as anonymous from then on rather than
+    authenticating it again."""
+
+    status_code = 429
+    default_code = "login_locked"
+
+    def __init__(self, locked: services.LoginLocked) -> None:
+        super().__init__(locked.detail, code=locked.code)
+        self.wait = locked.retry_after
+
+
 class AppPasswordAuthentication(BasicAuthentication):
     """HTTP Basic with the account's e-mail and one of its application passwords.
 
-    The account password itself is never accepted here.
+    The account password itself is never accepted here. Wrong passwords count against the
+    e-mail address and the client address as failed log-ins do, and a lock refuses them all
+    (LoginLockedError): services.app_password_authenticate.
     """
 
     www_authenticate_realm = "store"
 
     def authenticate_credentials(self, userid, password, request=None):
-        ip = request.META.get("REMOTE_ADDR") if request is not None else None
-        app_password = services.app_password_authenticate(email=userid, password=password, ip=ip)
+        try:
+            app_password = services.app_password_authenticate(
+                request, email=userid, password=password
+            )
+        except services.LoginLocked as exc:
+            raise LoginLockedError(exc) from None
         if app_password is None:
             raise exceptions.AuthenticationFailed(
                 "Invalid e-mail or application password.", code="invalid_app_password"

@@ -154,7 +154,8 @@ class AppPassword(models.Model):
 class LoginLimit(models.Model):
     """Failed log-ins of one e-mail address or one client address (accounts.services).
 
-    Every surface that takes a password (the portal, the checkout, the admin) counts here, in
+    Every surface that takes a password (the portal, the checkout, the admin, application
+    passwords over HTTP Basic: the store API and the MCP endpoint) counts here, in
     the database, so a lock holds across surfaces, processes and cache outages. An e-mail
     address counts whether or not an account has it, so a lock tells nothing about accounts.
     """

@@ -15,7 +15,7 @@ from django.contrib.auth.models import update_last_login
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Subquery
 from django.utils import timezone
 from rest_framework.throttling import BaseThrottle
 from rest_framework_simplejwt.exceptions import TokenBackendError, TokenError
@@ -254,6 +254,10 @@ def password_reset(*, token: str, password: str) -> User:
 # client address's count drops by one. LIMIT counted attempts within the window lock the
 # e-mail address (or the client address) for LOCKOUT, doubled at each further lock up to
 # LOCKOUT_MAX; a day without attempts forgets earlier locks.
+#
+# Application passwords over HTTP Basic come with every request, so they go through
+# `app_password_authenticate` instead: the same rows and locks, read with the password on
+# every request, written only when a password is wrong.
 
 
 class LoginLocked(ServiceError):
@@ -594,12 +598,6 @@ def _credential_with_user(compiled: tuple[CompiledQuery, type, tuple[str, ...]],
 
 
 _API_KEY_QUERY = _credential_query(ApiKey, ("prefix",), ("emp_sample",), ("emp_other",))
-_APP_PASSWORD_QUERY = _credential_query(
-    AppPassword,
-    ("password_hash", "user__email"),
-    ("0" * 64, "sample@example.invalid"),
-    ("1" * 64, "other@example.invalid"),
-)
 
 
 def api_key_authenticate(raw: str) -> ApiKey | None:
@@ -637,18 +635,81 @@ def app_password_create(*, user: User, name: str) -> tuple[AppPassword, str]:
     return app_password, format_app_password(raw)
 
 
-def app_password_authenticate(
-    *, email: str, password: str, ip: str | None = None
-) -> AppPassword | None:
-    cleaned = "".join((password or "").split())
-    if len(cleaned) != 24:
-        return None
-    app_password = _credential_with_user(
-        _APP_PASSWORD_QUERY, _sha256(cleaned), normalize_email(email)
+def _locked_until(kind: str, key) -> Subquery:
+    return Subquery(LoginLimit.objects.filter(kind=kind, key=key).values("locked_until")[:1])
+
+
+# An application password, its account and the locks of the e-mail address and the client
+# address, in one row: the log-in limits cost a request whose password is right no query.
+_APP_PASSWORD_FIELDS = tuple(f.attname for f in AppPassword._meta.concrete_fields)
+_APP_PASSWORD_QUERY = CompiledQuery(
+    lambda password_hash, email, account_key, address_key: (
+        AppPassword.objects.filter(password_hash=password_hash, user__email=email)
+        .annotate(
+            account_locked_until=_locked_until(LoginLimit.Kind.ACCOUNT, account_key),
+            address_locked_until=_locked_until(LoginLimit.Kind.ADDRESS, address_key),
+        )
+        .values_list(
+            *_APP_PASSWORD_FIELDS,
+            *(f"user__{name}" for name in _USER_FIELDS),
+            "account_locked_until",
+            "address_locked_until",
+        )[:1]
+    ),
+    ("0" * 64, "sample@example.invalid", "2" * 64, "4" * 64),
+    ("1" * 64, "other@example.invalid", "3" * 64, "5" * 64),
+)
+
+
+def _app_password_found(
+    password_hash: str, email: str, address: str
+) -> tuple[AppPassword, int] | None:
+    """The application password of this hash and e-mail address (its `user` set) and the
+    seconds left of a lock of the e-mail address or the client address (0: none), or None."""
+    query = _APP_PASSWORD_QUERY
+    rows = query.rows(
+        password_hash,
+        email,
+        _limit_key(LoginLimit.Kind.ACCOUNT, email),
+        _limit_key(LoginLimit.Kind.ADDRESS, address),
     )
-    if app_password is None or not app_password.user.is_active:
+    if not rows:
         return None
+    row, alias, split = rows[0], query.alias(), len(_APP_PASSWORD_FIELDS)
+    app_password = instance(AppPassword, _APP_PASSWORD_FIELDS, row[:split], alias)
+    app_password.user = instance(User, _USER_FIELDS, row[split:-2], alias)
     now = timezone.now()
+    wait = max(
+        (math.ceil((until - now).total_seconds()) for until in row[-2:] if until and until > now),
+        default=0,
+    )
+    return app_password, wait
+
+
+def app_password_authenticate(request, *, email: str, password: str) -> AppPassword | None:
+    """HTTP Basic with an account's e-mail address and one of its application passwords, behind
+    the log-in limits (the only door: AppPasswordAuthentication, so the MCP endpoint too).
+
+    Answers the application password or None (wrong, unknown, an inactive account); raises
+    LoginLocked while the e-mail address or the client address is locked, whatever the
+    password. A wrong password is counted once, in the rows of the other log-ins, and may
+    lock. A right one writes no row: it was not counted, so there is nothing to give back,
+    and it does not forget the e-mail address's failures (they may be guesses at the account
+    password, which an application password does not prove). Call it outside any transaction.
+    """
+    address = client_address(request)
+    cleaned = "".join((password or "").split())
+    found = None
+    if len(cleaned) == 24 and "\x00" not in email:  # PostgreSQL cannot compare a NUL
+        found = _app_password_found(_sha256(cleaned), normalize_email(email), address)
+    if found is None or not found[0].user.is_active:
+        login_attempt_begin(email=email, address=address)  # LoginLocked while locked
+        login_attempt_failed(email=email, address=address)
+        return None
+    app_password, wait = found
+    if wait:
+        raise LoginLocked(wait)
+    now, ip = timezone.now(), request.META.get("REMOTE_ADDR")
     last = app_password.last_used_at
     if last is None or last < now - _TOUCH_INTERVAL or app_password.last_used_ip != ip:
         AppPassword.objects.filter(pk=app_password.pk).update(last_used_at=now, last_used_ip=ip)

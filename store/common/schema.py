@@ -4,7 +4,8 @@ Every store operation gets, without repeating it per view: the store error body 
 statuses it can answer (401 and 403 everywhere, since bad credentials or a wrong nonce are
 refused on any route; 400 everywhere, since any query string can be malformed; 404 where the
 path names a resource; 413/415 where it takes a body; 422 where the body has shape-checked
-rows; 429 where the method is rate limited; for a POST, the Idempotency-Key header with its 409
+rows; 429 everywhere, since a locked log-in refuses application passwords on any route (and
+where the method is rate limited, `throttled`); for a POST, the Idempotency-Key header with its 409
 and 422), the security schemes it accepts, an operation id and a tag. Views add their summary,
 request, answers and parameters with `store_schema`.
 """
@@ -68,7 +69,8 @@ _ERROR_TEXT = {
     422: "A body value is not in its documented JSON shape (`invalid_shape`, named in "
     "`data.params`), or the Idempotency-Key was used with another request "
     "(`idempotency_key_reused`).",
-    429: "Too many requests (`throttled`); see Retry-After.",
+    429: "Too many requests (`throttled`), or too many failed log-ins of the account or the "
+    "address (`login_locked`); see Retry-After.",
 }
 IDEMPOTENCY_IN_USE = (
     "A request with the same Idempotency-Key is still running (`idempotency_key_in_use`; "
@@ -121,17 +123,15 @@ class StoreAutoSchema(ApiSchemaMixin, AutoSchema):
         return auths
 
     def implicit_error_statuses(self) -> set[int]:
-        """Also 401 and 403 everywhere (bad credentials or a wrong nonce are refused on any
-        route), 422 where the body has rows whose shape is checked (RowListSerializer), 429
-        where the method is rate limited, and 422 for a POST that takes an Idempotency-Key."""
-        statuses = super().implicit_error_statuses() | {401, 403}
+        """Also 401, 403 and 429 everywhere (bad credentials or a wrong nonce are refused on any
+        route, and a locked log-in, `login_locked`, refuses application passwords on any
+        route), 422 where the body has rows whose shape is checked (RowListSerializer), and 422
+        for a POST that takes an Idempotency-Key."""
+        statuses = super().implicit_error_statuses() | {401, 403, 429}
         if self.method == "DELETE":  # other records may still refer to it (409 `in_use`)
             statuses.add(409)
         if self.has_request_body() and _has_shape_checked_rows(self.get_request_serializer()):
             statuses.add(422)
-        scope_for = getattr(self.view, "throttle_scope_for", None)
-        if scope_for is not None and scope_for(self.method):
-            statuses.add(429)
         if self._idempotent():
             statuses.add(422)
         return statuses

@@ -128,6 +128,10 @@ def mcp_operation() -> dict:
                 "406": _jsonrpc_error("The Accept header does not include application/json."),
                 "413": _jsonrpc_error("The body is over THEME_MCP_MAX_BODY_BYTES."),
                 "415": _jsonrpc_error("The Content-Type is not application/json."),
+                "429": _jsonrpc_error(
+                    "Too many failed log-ins of the account or the address (-32029, "
+                    "`login_locked`); see Retry-After."
+                ),
             },
         }
     }

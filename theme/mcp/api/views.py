@@ -1,9 +1,9 @@
 """POST /rest/theme/v1/mcp: the AI tool endpoint (MCP over Streamable HTTP, stateless, JSON
 answers). A plain Django view: it authenticates the caller (an application password over
-HTTP Basic, the store's AppPasswordAuthentication), requires manage_options, refuses bodies
-the protocol cannot take without reaching the SDK, then hands the request to the SDK's
-transport (api.server.serve). GET (the SSE stream) and DELETE (sessions) answer 405: the
-server keeps no sessions and does not stream."""
+HTTP Basic, the store's AppPasswordAuthentication, behind the log-in limits: 429 while
+locked), requires manage_options, refuses bodies the protocol cannot take without reaching
+the SDK, then hands the request to the SDK's transport (api.server.serve). GET (the SSE
+stream) and DELETE (sessions) answer 405: the server keeps no sessions and does not stream."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
-from accounts.authentication import AppPasswordAuthentication
+from accounts.authentication import AppPasswordAuthentication, LoginLockedError
 from store.common.capabilities import MANAGE_OPTIONS, has_capability
 from theme.mcp import services
 
@@ -116,6 +116,14 @@ class McpView(View):
         request.get_host()  # ALLOWED_HOSTS (the SDK's own host check is off)
         try:
             found = AppPasswordAuthentication().authenticate(request)
+        except LoginLockedError as exc:
+            return _error(
+                429,
+                services.RATE_LIMITED,
+                str(exc.detail),
+                data={"status": 429, "code": "login_locked", "retry_after": exc.wait},
+                Retry_After=str(exc.wait),
+            )
         except exceptions.AuthenticationFailed as exc:
             return self._unauthorized(str(exc.detail))
         if found is None:
