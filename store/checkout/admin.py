@@ -26,7 +26,13 @@ class CheckoutAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = ["status", "payment_method"]
-    search_fields = ["email", "user__email", "order__order_number", "cart__token"]
+    search_fields = [
+        "email",
+        "user__email",
+        "order__order_number",
+        "cart__token",
+        "=client_address",
+    ]
     list_select_related = ["user", "order"]
     date_hierarchy = "created_at"
     readonly_fields = [
@@ -38,6 +44,7 @@ class CheckoutAdmin(admin.ModelAdmin):
         "shipping_address",
         "payment_method",
         "customer_note",
+        "client_address",
         "expires_at",
         "hold_cart_id",
         "hold_revision",

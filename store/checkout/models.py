@@ -84,6 +84,12 @@ class Checkout(models.Model):
     payment_due_at = models.DateTimeField(
         null=True, blank=True, help_text="An unpaid order is cancelled after this."
     )
+    client_address = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The shopper's address at its last write, as the rate limits see it: the "
+        "hoarding limit counts what one address holds.",
+    )
     payment_attempts = models.PositiveIntegerField(default=0)
     payment_error = models.JSONField(
         default=dict, blank=True, help_text="The last refused payment: {code, message, at}."
@@ -103,6 +109,11 @@ class Checkout(models.Model):
         ]
         indexes = [
             models.Index(fields=["status", "expires_at"]),
+            models.Index(
+                fields=["client_address"],
+                condition=~Q(client_address=""),
+                name="store_checkout_client_address",
+            ),
             models.Index(
                 fields=["payment_due_at"],
                 condition=Q(payment_due_at__isnull=False),

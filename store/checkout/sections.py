@@ -39,6 +39,33 @@ class CheckoutSettings(serializers.Serializer):
         help_text="Units (all lines together) a guest's checkout may hold, and so an unpaid "
         "guest order; an account with a verified e-mail address is not limited.",
     )
+    shopper_hold_percent = StrictIntegerField(
+        min_value=1,
+        max_value=100,
+        default=10,
+        help_text="Against stock hoarding: one shopper (a cart session, or a client address) "
+        "holds at most this share of an item's stock, or shopper_hold_min_units units when "
+        "that is more, across its open checkouts and its orders not yet paid or shipped; a "
+        "checkout asking more of an item is refused (409 product_hold_limit) and holds "
+        "nothing more. An account with a verified e-mail address is not limited. 100: no "
+        "limit but the stock.",
+    )
+    shopper_hold_min_units = StrictIntegerField(
+        min_value=1,
+        max_value=100_000,
+        default=5,
+        help_text="The units of an item one shopper may always hold, however small the share "
+        "shopper_hold_percent leaves (whichever is larger).",
+    )
+    offline_payment_hold_minutes = StrictIntegerField(
+        min_value=1,
+        max_value=86_400,
+        default=120,
+        help_text="An order awaiting an offline payment (bank transfer) keeps its stock and "
+        "coupon uses at most this long after it is placed, then it is cancelled unless paid "
+        "(a shorter payments.bank_transfer_hold_hours applies). Cash on delivery is paid at "
+        "the door and is not cancelled for being unpaid.",
+    )
     terms_url = StrictCharField(
         max_length=500, default="", allow_blank=True, help_text="The store's terms page."
     )

@@ -6,7 +6,7 @@
   and choosing it answers 503 `payments_not_configured`.
 - `bank_transfer`: offline; the order waits on hold for the transfer, with the store's bank
   details and the order number as the reference; left unpaid `bank_transfer_hold_hours` (24),
-  it is cancelled.
+  at most the checkout's `offline_payment_hold_minutes` (120), it is cancelled.
 - `cash_on_delivery`: offline; the order goes to processing and is paid when delivered.
 - `stripe` (card intent), `paypal` (wallet order, created then captured), `bank_redirect`
   (the shopper is sent to the bank): online gateways paid after the order is placed, through
@@ -186,10 +186,23 @@ class SandboxCardGateway(Gateway):
         )
 
 
-def _hours(payments: dict) -> str:
-    """The bank-transfer hold in words: whole days as days ("3 days"), else hours."""
-    hours = payments["bank_transfer_hold_hours"]
-    amount, unit = (hours // 24, "day") if hours % 24 == 0 else (hours, "hour")
+def bank_transfer_hold(config: dict) -> timedelta:
+    """How long an unpaid bank-transfer order keeps its stock: the payments' hours, at most
+    the checkout's `offline_payment_hold_minutes` (an unpaid order holds real stock: a longer
+    wait is a hoarder's). The instructions and the order's deadline both read this."""
+    hours = timedelta(hours=config["payments"]["bank_transfer_hold_hours"])
+    return min(hours, timedelta(minutes=config["checkout"]["offline_payment_hold_minutes"]))
+
+
+def _in_words(hold: timedelta) -> str:
+    """A hold in words: whole days as days ("3 days"), whole hours as hours, else minutes."""
+    minutes = int(hold.total_seconds()) // 60
+    if minutes % (24 * 60) == 0:
+        amount, unit = minutes // (24 * 60), "day"
+    elif minutes % 60 == 0:
+        amount, unit = minutes // 60, "hour"
+    else:
+        amount, unit = minutes, "minute"
     return f"{amount} {unit}{'s' if amount != 1 else ''}"
 
 
@@ -211,11 +224,11 @@ class BankTransferGateway(Gateway):
         ]
         reference = order_number or "your order number"
         parts.append(f"Reference: {reference}")
-        parts.append(f"Unpaid orders are cancelled after {_hours(payments)}.")
+        parts.append(f"Unpaid orders are cancelled after {_in_words(bank_transfer_hold(config))}.")
         return "\n".join(parts)
 
     def unpaid_hold(self, config: dict) -> timedelta | None:
-        return timedelta(hours=config["payments"]["bank_transfer_hold_hours"])
+        return bank_transfer_hold(config)
 
 
 class CashOnDeliveryGateway(Gateway):

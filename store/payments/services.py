@@ -554,11 +554,31 @@ def payment_record(
 
 # --- Inbound events (webhooks and callbacks) -------------------------------------------------
 
+#: The outcome kept for an event refused for naming a payment its signer did not start.
+EVENT_REFUSED = "refused_other_gateway"
+
+
+class EventGatewayMismatch(ServiceError):
+    """409 `payment_gateway_mismatch`: the event names a payment of another gateway or
+    provider than the one whose secret signed it. Final: the same event is refused again."""
+
+    status_code = 409
+    default_code = "payment_gateway_mismatch"
+
+    def __init__(self, gateway_id: str, provider: str, event) -> None:
+        super().__init__(
+            f"Event {event.id!r} names payment {event.external_id!r}, which was not started "
+            f"through the {gateway_id} gateway's {provider} config that signed it: refused, "
+            "nothing recorded."
+        )
+
 
 def event_receive(*, gateway_id: str, body: bytes, headers) -> dict:
     """Verify an inbound notification with the gateway's provider (400 `invalid_signature`)
     and act on it once: the same event id again, an unknown event type or a payment we did
-    not start change nothing (answered with the outcome, 200)."""
+    not start change nothing (answered with the outcome, 200). An event naming a payment of
+    another gateway, or of another provider of this one, is refused (409
+    `payment_gateway_mismatch`, kept as such: the same event again is refused again)."""
     if gateway_id not in ONLINE:
         raise not_found("payment_gateway", gateway_id)
     try:
@@ -574,18 +594,46 @@ def event_receive(*, gateway_id: str, body: bytes, headers) -> dict:
                     gateway=gateway_id, event_id=event.id, type=event.type, outcome="received"
                 )
         except IntegrityError:
+            kept = (
+                ProcessedEvent.objects.filter(gateway=gateway_id, event_id=event.id)
+                .values_list("outcome", flat=True)
+                .first()
+            )
+            if kept == EVENT_REFUSED:
+                raise EventGatewayMismatch(gateway_id, row.provider, event) from None
             return {"received": True, "event_id": event.id, "outcome": "replayed"}
-        seen.outcome = _apply(row, event)
+        seen.outcome = _apply(gateway_id, row, event)
         seen.save(update_fields=["outcome"])
+    if seen.outcome == EVENT_REFUSED:  # kept as refused (committed), then answered 409
+        raise EventGatewayMismatch(gateway_id, row.provider, event)
     return {"received": True, "event_id": event.id, "outcome": seen.outcome}
 
 
-def _apply(row: GatewayConfig, event) -> str:
+def _apply(gateway_id: str, row: GatewayConfig, event) -> str:
+    """Act on a verified event. The payment named must have been started through the gateway
+    and provider whose config signed it: a config's secret signs for its own gateway's
+    payments only (two gateways may both be served by the sandbox, each with its secret), so
+    a payment of that id started elsewhere is refused (logged) and nothing is recorded."""
     if event.type not in {"payment.succeeded", "payment.failed"}:
         return "ignored"
-    attempt = PaymentAttempt.objects.filter(
-        provider=row.provider, external_id=event.external_id
-    ).first()
+    named = list(PaymentAttempt.objects.filter(external_id=event.external_id)[:10])
+    attempt = next(
+        (a for a in named if a.gateway == gateway_id and a.provider == row.provider), None
+    )
+    if attempt is None and named:
+        logger.warning(
+            "payment event %s (%s) signed for gateway %s (config %s, %s) names payment %s of "
+            "gateway %s (%s): refused",
+            event.id,
+            event.type,
+            gateway_id,
+            row.pk,
+            row.provider,
+            event.external_id,
+            named[0].gateway,
+            named[0].provider,
+        )
+        return EVENT_REFUSED
     if attempt is None:
         return "unknown_payment"
     if event.type == "payment.failed":

@@ -267,8 +267,11 @@ def settings_data(config: dict, methods: list) -> dict:
         "hold_minutes": checkout["hold_minutes"],
         "unpaid_order_hold_minutes": checkout["unpaid_order_hold_minutes"],
         "bank_transfer_hold_hours": config["payments"]["bank_transfer_hold_hours"],
+        "offline_payment_hold_minutes": checkout["offline_payment_hold_minutes"],
         "max_quantity": config["cart"]["max_quantity"],
         "guest_order_max_units": checkout["guest_order_max_units"],
+        "shopper_hold_percent": checkout["shopper_hold_percent"],
+        "shopper_hold_min_units": checkout["shopper_hold_min_units"],
         "terms_url": checkout["terms_url"],
         "currency": config["currency"]["currency"],
         "prices_include_tax": config["tax"]["prices_include_tax"],
@@ -399,12 +402,27 @@ class CheckoutSettingsSerializer(serializers.Serializer):
     hold_minutes = IntegerField()
     unpaid_order_hold_minutes = IntegerField()
     bank_transfer_hold_hours = IntegerField(
-        help_text="An unpaid bank-transfer order is cancelled this long after it was placed."
+        help_text="The bank-transfer gateway's hold: an unpaid bank-transfer order is "
+        "cancelled this long after it was placed, or after offline_payment_hold_minutes when "
+        "that is shorter (the order's payment_due_at says when)."
+    )
+    offline_payment_hold_minutes = IntegerField(
+        help_text="The longest an order awaiting an offline payment (bank transfer) keeps its "
+        "stock before it is cancelled unpaid."
     )
     max_quantity = IntegerField(help_text="Units of one item a cart may hold.")
     guest_order_max_units = IntegerField(
         help_text="Units in all a guest's order may hold (an account with a verified e-mail "
         "address: no limit)."
+    )
+    shopper_hold_percent = IntegerField(
+        help_text="The share of an item's stock one shopper (a cart session, or a client "
+        "address) may hold across its open checkouts and unpaid orders, or "
+        "shopper_hold_min_units when that is more (an account with a verified e-mail address: "
+        "no limit)."
+    )
+    shopper_hold_min_units = IntegerField(
+        help_text="The units of an item one shopper may always hold."
     )
     terms_url = serializers.CharField()
     currency = serializers.CharField()

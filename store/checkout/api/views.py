@@ -8,6 +8,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
+from accounts.services import client_address
 from common.api.parsers import JSONParser
 from store.cart import shapes as cart_shapes
 from store.cart.services.pricing import cart_state
@@ -40,7 +41,12 @@ HOLD_TEXT = (
     "held, the limits: a line above `cart.max_quantity` (100) is 400 "
     "`cart_item_quantity_limit`, and a guest's checkout (no account, or an unverified e-mail "
     "address) above `checkout.guest_order_max_units` (100) units in all is 400 "
-    "`guest_order_quantity_limit`."
+    "`guest_order_quantity_limit`. Against hoarding, one shopper (this cart session, or this "
+    "client address) holds at most `checkout.shopper_hold_percent` (10%) of an item's stock, "
+    "or `checkout.shopper_hold_min_units` (5) units when that is more, across its open "
+    "checkouts and its unpaid orders: a write taking more of an item is 409 "
+    "`product_hold_limit` (naming the product and the limit, and `items.<item id>.quantity`); "
+    "an account with a verified e-mail address is not limited."
 )
 
 
@@ -54,6 +60,10 @@ class CheckoutSessionView(CartSessionView):
 
     def base_url(self, request) -> str:
         return request.build_absolute_uri("/")
+
+    def shopper(self, request) -> dict:
+        """The cart session and the client address (the hoarding limit counts by both)."""
+        return {**self.session(request), "address": client_address(request)}
 
     def checkout_body(self, request, checkout: Checkout, config: dict) -> dict:
         checkout = Checkout.objects.select_related("order", "cart").get(pk=checkout.pk)
@@ -91,7 +101,8 @@ class CheckoutView(CheckoutSessionView):
         responses={201: s.CheckoutSerializer, 200: s.CheckoutSerializer},
         parameters=SESSION_PARAMETERS,
         errors={
-            409: "Not enough stock to hold (`insufficient_stock`).",
+            409: "Not enough stock to hold (`insufficient_stock`), or more of an item than one "
+            "shopper may hold (`product_hold_limit`).",
             503: "The sandbox card method outside development (`payments_not_configured`).",
         },
         description="Starts the checkout of the session's cart (400 `cart_empty` without items) "
@@ -109,7 +120,7 @@ class CheckoutView(CheckoutSessionView):
     def post(self, request):
         fields = validate_body(s.CheckoutWriteSerializer, request.data)
         fields.pop("cart_id", None)
-        checkout, created = services.checkout_start(**self.session(request), fields=fields)
+        checkout, created = services.checkout_start(**self.shopper(request), fields=fields)
         return self.checkout_answer(request, checkout, status=201 if created else 200)
 
 
@@ -131,7 +142,7 @@ class CheckoutDetailView(CheckoutSessionView):
         fields = validate_body(s.CheckoutWriteSerializer, request.data, partial=True)
         fields.pop("cart_id", None)
         checkout = services.checkout_update(
-            checkout_id=checkout_id, **self.session(request), fields=fields
+            checkout_id=checkout_id, **self.shopper(request), fields=fields
         )
         return self.checkout_answer(request, checkout)
 
@@ -140,8 +151,9 @@ class CheckoutDetailView(CheckoutSessionView):
         "responses": {200: s.CheckoutSerializer},
         "parameters": [CHECKOUT_ID, *SESSION_PARAMETERS],
         "errors": {
-            409: "The order is placed (`checkout_not_editable`) or stock is short "
-            "(`insufficient_stock`).",
+            409: "The order is placed (`checkout_not_editable`), stock is short "
+            "(`insufficient_stock`) or more of an item than one shopper may hold "
+            "(`product_hold_limit`).",
             503: "The sandbox card method outside development (`payments_not_configured`).",
         },
     }
@@ -172,7 +184,8 @@ class CheckoutValidateView(CheckoutSessionView):
         parameters=[CHECKOUT_ID, *SESSION_PARAMETERS],
         errors={409: "The order is placed (`checkout_not_editable`)."},
         description="Checks what complete would, and answers every problem at once (200 with "
-        "`valid` false; nothing refused): stock (holding it again, `insufficient_stock`), "
+        "`valid` false; nothing refused): stock (holding it again, `insufficient_stock`, "
+        "`product_hold_limit`), "
         "coupons (holding their uses again; the coupon refusal codes), the e-mail and the "
         "addresses' required fields (`checkout_incomplete`, naming each), shipping "
         "(`no_shipping_method` for the address), the payment method "
@@ -181,7 +194,7 @@ class CheckoutValidateView(CheckoutSessionView):
         "removed from the cart." + SESSION_TEXT,
     )
     def post(self, request, checkout_id):
-        result = services.checkout_validate(checkout_id=checkout_id, **self.session(request))
+        result = services.checkout_validate(checkout_id=checkout_id, **self.shopper(request))
         config = store_settings.get_all()
         checkout = Checkout.objects.select_related("order", "cart").get(pk=result.checkout.pk)
         state = cart_state(checkout.cart) if checkout.cart is not None else None
@@ -203,7 +216,8 @@ class CheckoutCompleteView(CheckoutSessionView):
         errors={
             402: "The card was declined (`payment_declined`; the order is kept pending until "
             "`payment.due_at`: complete again).",
-            409: "Stock is short (`insufficient_stock`), the cart changed while pricing "
+            409: "Stock is short (`insufficient_stock`), more of an item than one shopper may "
+            "hold (`product_hold_limit`), the cart changed while pricing "
             "(`cart_changed`), the total is not `expected_total` (`total_changed`), the "
             "checkout was cancelled (`checkout_cancelled`) or its order takes no payment "
             "(`order_not_payable`).",
@@ -216,7 +230,8 @@ class CheckoutCompleteView(CheckoutSessionView):
         "answers the order's id, number, key and order-received URL. `sandbox_card` charges "
         "`payment_data` now (approved: order processing and paid); `bank_transfer` leaves the "
         "order on hold until paid (cancelled, its stock given back, after "
-        "`payments.bank_transfer_hold_hours`, 24), "
+        "`checkout.offline_payment_hold_minutes`, 120, or `payments.bank_transfer_hold_hours` "
+        "when shorter; `payment_due_at` says when), "
         "`cash_on_delivery` in processing, unpaid; a free order needs no method. Refusals "
         "before the order exists change nothing: `checkout_incomplete` (naming each missing "
         "field), `cart_empty`, `no_shipping_method`, `payment_method_unavailable` (also a "
@@ -231,7 +246,7 @@ class CheckoutCompleteView(CheckoutSessionView):
         body = validate_body(s.CompleteSerializer, request.data)
         checkout = completing.checkout_complete(
             checkout_id=checkout_id,
-            **self.session(request),
+            **self.shopper(request),
             payment_method=body.get("payment_method") or None,
             payment_data=body.get("payment_data"),
             expected_total=body.get("expected_total"),

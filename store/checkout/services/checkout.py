@@ -265,6 +265,20 @@ class Problem:
 # --- Holds ---------------------------------------------------------------------------------------
 
 
+def shopper_limit(checkout: Checkout, config: dict, *, user) -> holds.ShopperLimit | None:
+    """The hoarding limit of the checkout's shopper (`user`): none for an account with a
+    verified e-mail address, as the guest limit."""
+    if not is_guest(user):
+        return None
+    return holds.ShopperLimit.of(config, address=checkout.client_address)
+
+
+def seen_from(checkout: Checkout, address: str) -> None:
+    """Keep the client address of the checkout's latest write (what the limit counts by)."""
+    if address:
+        checkout.client_address = address[:64]
+
+
 def holds_refresh(checkout: Checkout, cart: Cart, config: dict, now: datetime) -> CartState:
     """Price the cart and hold its coupon uses and stock afresh, for `hold_minutes` from now
     (the stock limits checked first: a refusal holds nothing)."""
@@ -273,7 +287,12 @@ def holds_refresh(checkout: Checkout, cart: Cart, config: dict, now: datetime) -
     minutes = config["checkout"]["hold_minutes"]
     codes = [coupon.code for coupon, _terms in state.coupons]
     holds.coupons_hold(checkout=checkout, codes=codes, minutes=minutes, now=now)
-    holds.stock_hold(checkout=checkout, cart=cart, items=[p.item for p in state.items])
+    holds.stock_hold(
+        checkout=checkout,
+        cart=cart,
+        items=[p.item for p in state.items],
+        limit=shopper_limit(checkout, config, user=checkout.user),
+    )
     checkout.status = CheckoutStatus.OPEN
     checkout.expires_at = now + timedelta(minutes=minutes)
     return state
@@ -292,11 +311,14 @@ def _editable(checkout: Checkout) -> None:
 
 
 @transaction.atomic
-def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Checkout, bool]:
+def checkout_start(
+    *, token: str | None, user=None, fields: dict, address: str = ""
+) -> tuple[Checkout, bool]:
     """Start a checkout from the request's cart, with the fields given; answers (checkout,
     created). A cart has one open checkout: starting again updates it. The cart's stock and
-    coupon uses are held from now on (409 `insufficient_stock`, 400 coupon codes when they
-    cannot be; nothing changes then)."""
+    coupon uses are held from now on (409 `insufficient_stock`, 409 `product_hold_limit`,
+    400 coupon codes when they cannot be; nothing changes then). `address` is the client's
+    (the hoarding limit counts by it)."""
     config = store_settings.get_all()
     user = logged_in(user)
     check_login(user, config)
@@ -313,6 +335,7 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
         )
     elif user is not None and checkout.user_id is None:
         checkout.user = user
+    seen_from(checkout, address)
     _apply(checkout, cart, fields, config)
     state = holds_refresh(checkout, cart, config, timezone.now())
     _check_chosen(checkout, state, fields, config)
@@ -321,7 +344,9 @@ def checkout_start(*, token: str | None, user=None, fields: dict) -> tuple[Check
 
 
 @transaction.atomic
-def checkout_update(*, checkout_id: int, token: str | None, user=None, fields: dict) -> Checkout:
+def checkout_update(
+    *, checkout_id: int, token: str | None, user=None, fields: dict, address: str = ""
+) -> Checkout:
     """Change an open (or expired) checkout's fields; its holds are taken afresh."""
     config = store_settings.get_all()
     user = logged_in(user)
@@ -331,6 +356,7 @@ def checkout_update(*, checkout_id: int, token: str | None, user=None, fields: d
     cart = cart_of(checkout, cart)
     if user is not None and checkout.user_id is None:
         checkout.user = user
+    seen_from(checkout, address)
     _apply(checkout, cart, fields, config)
     state = holds_refresh(checkout, cart, config, timezone.now())
     _check_chosen(checkout, state, fields, config)
@@ -363,7 +389,9 @@ class Validation:
 
 
 @transaction.atomic
-def checkout_validate(*, checkout_id: int, token: str | None, user=None) -> Validation:
+def checkout_validate(
+    *, checkout_id: int, token: str | None, user=None, address: str = ""
+) -> Validation:
     """Check everything complete would (stock, coupons, addresses, shipping, payment) and
     take the holds afresh where possible; answers every problem found (nothing is refused)."""
     config = store_settings.get_all()
@@ -372,15 +400,19 @@ def checkout_validate(*, checkout_id: int, token: str | None, user=None) -> Vali
     checkout = checkout_locked(checkout_id, cart, user)
     _editable(checkout)
     cart = cart_of(checkout, cart)
+    seen_from(checkout, address)
     now = timezone.now()
     problems: list[Problem] = []
     state = cart_state(cart)
     notices = list(state.notices)
     minutes = config["checkout"]["hold_minutes"]
     codes = [coupon.code for coupon, _terms in state.coupons]
+    limit = shopper_limit(checkout, config, user=checkout.user or user)
     holding = [
         lambda: holds.coupons_hold(checkout=checkout, codes=codes, minutes=minutes, now=now),
-        lambda: holds.stock_hold(checkout=checkout, cart=cart, items=[p.item for p in state.items]),
+        lambda: holds.stock_hold(
+            checkout=checkout, cart=cart, items=[p.item for p in state.items], limit=limit
+        ),
     ]
     try:
         check_quantities(state, config, user=checkout.user or user)

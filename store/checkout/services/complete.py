@@ -43,6 +43,7 @@ from store.checkout.services.checkout import (
     check_shipping,
     checkout_locked,
     holds_refresh,
+    seen_from,
     shipping_address_of,
 )
 from store.common.accounts import logged_in
@@ -225,6 +226,7 @@ def checkout_complete(
     payment_data=None,
     expected_total: Decimal | None = None,
     base_url: str,
+    address: str = "",
 ) -> Checkout:
     """Place the checkout's order and take its payment (see the module's description).
 
@@ -254,6 +256,7 @@ def checkout_complete(
             cart = cart_of(checkout, cart)
             if user is not None and checkout.user_id is None:
                 checkout.user = user
+            seen_from(checkout, address)
             check_login(user, config)
             state = holds_refresh(checkout, cart, config, now)
             check_cart(state)

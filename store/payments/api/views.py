@@ -184,7 +184,14 @@ class _InboundView(StoreAPIView):
         parameters=[GATEWAY_ID],
         request={"application/json": {"type": "object"}},
         responses={200: s.EventAnswerSerializer},
-        errors={503: NOT_CONFIGURED_503, 502: PROVIDER_502},
+        errors={
+            409: "The event names a payment started through another gateway, or another "
+            "provider of this one, than the config that signed it "
+            "(`payment_gateway_mismatch`): nothing is recorded, and the same event is refused "
+            "again.",
+            503: NOT_CONFIGURED_503,
+            502: PROVIDER_502,
+        },
         description="Signed by the gateway's provider: stripe (Stripe-Signature, checked "
         "by stripe.Webhook.construct_event with the config's webhook_secret), paypal (its "
         "Paypal-Transmission-* headers, checked by PayPal's verify-webhook-signature with "
@@ -192,7 +199,9 @@ class _InboundView(StoreAPIView):
         "SHA256 hex of '<t>.<body>'>` with the config's webhook_secret, 5 minutes' "
         "tolerance; `manage.py payment_sandbox_event` makes one). A bad signature is 400 "
         "`invalid_signature`. Handled once per event id: again, or an event type not acted "
-        "on, or a payment not started here, is 200 with nothing changed (`outcome`).",
+        "on, or a payment not started here, is 200 with nothing changed (`outcome`). An event "
+        "is applied only to a payment started through this gateway and its signing config's "
+        "provider: one naming another gateway's payment is 409 `payment_gateway_mismatch`.",
     )
     def post(self, request, gateway_id):
         body = request._request.body

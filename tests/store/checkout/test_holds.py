@@ -137,30 +137,41 @@ def test_an_order_paid_by_the_deadline_is_not_cancelled(anon, shop, with_coupon)
     assert use_status() == ["confirmed"]
 
 
-def test_a_bank_transfer_left_unpaid_for_24_hours_is_cancelled(
+def test_a_bank_transfer_left_unpaid_for_2_hours_is_cancelled(
     anon, shop, with_coupon, django_capture_on_commit_callbacks
 ):
-    """Issue 10 (stock hoarding): an unpaid bank-transfer order holds its stock 24 hours by
-    default (payments.bank_transfer_hold_hours), then the beat cancels it and gives it back."""
+    """Stock hoarding: an unpaid bank-transfer order holds its stock 2 hours by default
+    (checkout.offline_payment_hold_minutes, shorter than payments.bank_transfer_hold_hours'
+    24), then the beat cancels it and gives it back."""
     complete(anon, with_coupon["id"], payment_method="bank_transfer", payment_data=None)
     assert shop.stock() == 3
-    with later(hours=23, minutes=59):
+    with later(hours=1, minutes=59):
         assert tasks.cancel_unpaid_orders() == 0
-    with later(hours=24, minutes=1), django_capture_on_commit_callbacks(execute=True):
+    assert Order.objects.get().status == "on_hold"
+    with later(hours=2, minutes=1), django_capture_on_commit_callbacks(execute=True):
         assert tasks.cancel_unpaid_orders() == 1
     assert Order.objects.get().status == "cancelled"
     assert shop.stock() == 5
     assert use_status() == ["released"]
 
 
-def test_the_bank_transfer_hold_is_a_setting(
-    anon, shop, with_coupon, django_capture_on_commit_callbacks
+@pytest.mark.parametrize(
+    ("values", "hours"),
+    [
+        ({"payments": {"bank_transfer_hold_hours": 1}}, 1),  # the gateway's, when shorter
+        ({"checkout": {"offline_payment_hold_minutes": 600}}, 10),  # under the gateway's 24
+        ({"checkout": {"offline_payment_hold_minutes": 3000}}, 24),  # the gateway's 24
+    ],
+)
+def test_the_bank_transfer_hold_is_the_shorter_of_two_settings(
+    anon, shop, with_coupon, django_capture_on_commit_callbacks, values, hours
 ):
-    settings_services.settings_update(section="payments", values={"bank_transfer_hold_hours": 2})
+    for section, changed in values.items():
+        settings_services.settings_update(section=section, values=changed)
     complete(anon, with_coupon["id"], payment_method="bank_transfer", payment_data=None)
-    with later(hours=1, minutes=59):
+    with later(hours=hours, minutes=-1):
         assert tasks.cancel_unpaid_orders() == 0
-    with later(hours=2, minutes=1), django_capture_on_commit_callbacks(execute=True):
+    with later(hours=hours, minutes=1), django_capture_on_commit_callbacks(execute=True):
         assert tasks.cancel_unpaid_orders() == 1
     assert shop.stock() == 5
 

@@ -28,8 +28,11 @@ def test_the_settings_of_the_checkout(anon):
         "hold_minutes": 10,
         "unpaid_order_hold_minutes": 60,
         "bank_transfer_hold_hours": 24,
+        "offline_payment_hold_minutes": 120,
         "max_quantity": 100,
         "guest_order_max_units": 100,
+        "shopper_hold_percent": 10,
+        "shopper_hold_min_units": 5,
         "terms_url": "",
         "currency": "EUR",
         "prices_include_tax": False,
@@ -77,7 +80,7 @@ def test_the_payment_methods_of_the_cart(anon, shop):
     }
     assert methods["bank_transfer"]["type"] == "offline"
     assert methods["bank_transfer"]["instructions"] == (
-        "Reference: your order number\nUnpaid orders are cancelled after 1 day."
+        "Reference: your order number\nUnpaid orders are cancelled after 2 hours."
     )
     assert methods["cash_on_delivery"]["test_cards"] == []
 

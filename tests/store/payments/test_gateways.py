@@ -161,6 +161,10 @@ def test_the_methods_offered(settings):
 
 
 def test_bank_transfer_instructions_name_the_account_and_the_reference():
+    # the checkout's ceiling on an unpaid offline order raised above the hours tried here
+    settings_services.settings_update(
+        section="checkout", values={"offline_payment_hold_minutes": 7 * 24 * 60}
+    )
     settings_services.settings_update(
         section="payments",
         values={
@@ -179,3 +183,16 @@ def test_bank_transfer_instructions_name_the_account_and_the_reference():
     config = store_settings.get_all()
     assert GATEWAYS["bank_transfer"].unpaid_hold(config) == timedelta(hours=36)
     assert GATEWAYS["bank_transfer"].instructions(config).endswith("cancelled after 36 hours.")
+
+
+def test_the_bank_transfer_hold_and_its_words_are_the_checkouts_ceiling_when_shorter():
+    settings_services.settings_update(section="payments", values={"bank_transfer_hold_hours": 24})
+    config = store_settings.get_all()  # the ceiling's default: 120 minutes
+    assert GATEWAYS["bank_transfer"].unpaid_hold(config) == timedelta(hours=2)
+    assert GATEWAYS["bank_transfer"].instructions(config).endswith("cancelled after 2 hours.")
+    settings_services.settings_update(
+        section="checkout", values={"offline_payment_hold_minutes": 90}
+    )
+    config = store_settings.get_all()
+    assert GATEWAYS["bank_transfer"].unpaid_hold(config) == timedelta(minutes=90)
+    assert GATEWAYS["bank_transfer"].instructions(config).endswith("cancelled after 90 minutes.")
