@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import requests
 from urllib3.util import Timeout
 
-from webhooks import net, signing
+from common import net
+from webhooks import signing
 from webhooks.models import DeliveryAttempt
 
 logger = logging.getLogger(__name__)

@@ -35,10 +35,10 @@ from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from accounts.models import User
-from common import metrics, outbox
+from common import metrics, net, outbox
 from common.email import send_templated_email
 from common.errors import ServiceError, ValidationFailed
-from webhooks import net, sender, signing
+from webhooks import sender, signing
 from webhooks.models import (
     PING_EVENT,
     Delivery,

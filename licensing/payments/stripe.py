@@ -1,4 +1,4 @@
-"""Stripe Checkout, spoken over its REST API with `requests`.
+"""Stripe Checkout, spoken over its REST API through common.net (the guarded client).
 
 - create: `POST /v1/checkout/sessions` (mode=payment, one line item for the whole order,
   `client_reference_id` and `metadata[order_code]` = our order code). The payer returns to
@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import requests
 
+from common import net
 from common.money import from_minor_units, to_minor_units
 from licensing.payments.base import Checkout, PaymentCheck, ProviderUnavailable
 
@@ -38,11 +39,10 @@ class StripeProvider:
     def _request(self, method: str, path: str, **kwargs) -> requests.Response:
         headers = {"Authorization": f"Bearer {self.secret_key}", **kwargs.pop("headers", {})}
         try:
-            response = requests.request(
+            response = net.request(
                 method, self.api_base + path, headers=headers, timeout=self.timeout, **kwargs
             )
-        except requests.RequestException as exc:
-            logger.warning("Stripe %s %s failed: %s", method, path, exc)
+        except net.OutboundError:  # the detail is in the log (common.net)
             raise ProviderUnavailable(
                 "The payment provider could not be reached; nothing was changed. Try again "
                 "in a minute."

@@ -2,13 +2,17 @@
 MarketplaceCall and answered at once, nothing leaves the server), the live client with
 MARKETPLACE_LIVE_API (HTTPS only, the marketplace's credentials, a short timeout; a failure,
 a timeout or a non-2xx answer is 502 `marketplace_unavailable` and nothing is recorded as done).
+
+The live calls go through common.net, the guarded client: a marketplace API address that is or
+resolves to an inside address is never connected to, redirects are not followed, and every
+failure answers the same message (what was behind the address is only in the server log).
 """
 
 from __future__ import annotations
 
-import requests
 from django.conf import settings
 
+from common import net
 from store.marketplace.models import MarketplaceCall
 from store.marketplace.providers.base import (
     MarketplaceProvider,
@@ -18,6 +22,7 @@ from store.marketplace.providers.base import (
 )
 
 TIMEOUT_SECONDS = 10
+ANSWER_BYTES = 1024 * 1024  # only the status is used; a larger answer is a failure
 
 
 def _record(provider, action: str, order: ParsedOrder, path: str, body: dict, *, response: str,
@@ -43,16 +48,19 @@ def call(
         return _record(provider, action, order, path, body, response=sandboxed, sandbox=True)
     provider.ensure_configured()
     base = provider.api_base()
-    if not base.startswith("https://"):
+    if not (base.startswith("https://") or (net.allow_private() and base.startswith("http://"))):
         raise not_configured(f"The {provider.title} API address must be https://.")
     try:
-        answer = requests.post(
-            base + path, json=body, headers=provider.api_headers(), timeout=TIMEOUT_SECONDS
+        answer = net.request(
+            "POST",
+            base + path,
+            json=body,
+            headers=provider.api_headers(),
+            timeout=TIMEOUT_SECONDS,
+            max_bytes=ANSWER_BYTES,
         )
-    except requests.RequestException as exc:
-        raise unavailable(
-            f"{provider.title} could not be reached: {exc.__class__.__name__}."
-        ) from exc
+    except net.OutboundError:
+        raise unavailable(f"{provider.title} could not be reached.") from None
     if not 200 <= answer.status_code < 300:
         raise unavailable(f"{provider.title} answered {answer.status_code} to {action}.")
     return _record(

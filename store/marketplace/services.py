@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from common import outbox
+from common import net, outbox
 from common.errors import ServiceError
 from common.jsonload import loads
 from store.catalog.models import Product, Variant
@@ -570,12 +570,24 @@ def settings_update(*, changes: dict[str, dict]) -> None:
     """Per marketplace: `enabled`, `webhook_secret` (at least 16 characters; "" removes it),
     `credentials` (only the names sent change; "" removes one), `auto_acknowledge`,
     `order_status`, `shipping_method`, `shipping_method_title`. A marketplace cannot be
-    enabled without a webhook secret (400 `webhook_secret_required`). All or nothing."""
+    enabled without a webhook secret (400 `webhook_secret_required`). A credential named
+    `*_url` is an address the server calls: it must be https:// and public (common.net; 400
+    naming it, with one message whatever the host is or resolves to). All or nothing."""
     problems = Problems()
+    credentials = {name: dict(fields.get("credentials") or {}) for name, fields in changes.items()}
+    # The addresses first, before any row is locked: resolving a name may take a while.
+    for name, given in credentials.items():
+        known = provider_class(name).credential_fields
+        for key, value in given.items():
+            if key in known and key.endswith("_url") and value:
+                try:
+                    given[key] = net.check_url(value, reveal=False).url
+                except net.UrlNotAllowed as exc:
+                    problems.add(f"{name}.credentials.{key}", str(exc))
     rows = {}
     for name, fields in changes.items():
         cls = provider_class(name)
-        unknown = set(fields.get("credentials") or {}) - set(cls.credential_fields)
+        unknown = set(credentials[name]) - set(cls.credential_fields)
         for key in sorted(unknown):
             problems.add(f"{name}.credentials.{key}", f"{cls.title} takes no {key}.")
         if "order_status" in fields and fields["order_status"] not in IMPORT_STATUSES:
@@ -613,7 +625,7 @@ def settings_update(*, changes: dict[str, dict]) -> None:
             row.webhook_secret = secrets.seal({"secret": fields["webhook_secret"] or ""})
         if "credentials" in fields:
             stored = secrets.unseal(row.credentials)
-            for key, value in (fields["credentials"] or {}).items():
+            for key, value in credentials[name].items():
                 stored[key] = value or ""
             row.credentials = secrets.seal(stored)
         row.save()

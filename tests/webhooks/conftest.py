@@ -3,8 +3,8 @@ import socket
 
 import pytest
 
+from common import net
 from tests.webhooks.receiver import Receiver
-from webhooks import net
 
 PUBLIC_V4 = "93.184.215.14"
 PUBLIC_V6 = "2606:2800:21f:cb07:6820:80da:af6b:8b2c"

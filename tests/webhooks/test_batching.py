@@ -96,7 +96,7 @@ def test_connections_to_a_receiver_are_reused_and_opened_to_checked_addresses(dn
     assert len(receiver.received) == 20
     assert dns.queries == ["receiver.test"]  # one connection, checked when it was opened
     # The name now resolves inside: a new connection is refused (the pooled one is dropped).
-    from webhooks import net
+    from common import net
 
     net.close_sessions()
     dns.table["receiver.test"] = ["10.0.0.7"]

@@ -15,7 +15,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from webhooks import net, sender
+from common import net
+from webhooks import sender
 from webhooks.models import DeliveryAttempt
 
 BLOCKED_LITERALS = [

@@ -1,4 +1,4 @@
-"""Greece's ERGANI labor registry over its REST API (requests, JSON).
+"""Greece's ERGANI labor registry over its REST API (JSON, through common.net: the guarded client).
 
 - `POST {base}/Authentication` with `{Username, Password, UserType}` answers `{accessToken,
   accessTokenExpired, refreshToken, ...}`; every later call carries `Authorization: Bearer`.
@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 import requests
 from django.conf import settings
 
+from common import net
 from erp.hr.labor_providers.base import (
     Error,
     Filing,
@@ -126,14 +127,14 @@ class ErganiRegistry(LaborRegistryProvider):
 
     def _call(self, method: str, endpoint: str, **kwargs) -> requests.Response:
         try:
-            response = requests.request(
+            response = net.request(
                 method,
                 f"{self.base_url}/{endpoint}",
                 timeout=settings.ERGANI_HTTP_TIMEOUT,
                 **kwargs,
             )
-        except requests.RequestException as exc:
-            raise Transient(f"ERGANI could not be reached: {exc.__class__.__name__}") from exc
+        except net.OutboundError:
+            raise Transient("ERGANI could not be reached.") from None
         if response.status_code in (401, 403):
             raise NotConfigured(
                 f"ERGANI refused the credentials (HTTP {response.status_code}): "

@@ -1,4 +1,4 @@
-"""Greece's myDATA (AADE) over its REST API (requests; the XML with xml.etree).
+"""Greece's myDATA (AADE) over its REST API (common.net, the guarded client; XML with xml.etree).
 
 - `POST {base}/SendInvoices` takes an InvoicesDoc (one invoice per call here) and answers a
   ResponseDoc: per document a `statusCode` (Success, ValidationError, XMLSyntaxError,
@@ -21,6 +21,7 @@ from decimal import Decimal
 import requests
 from django.conf import settings
 
+from common import net
 from erp.invoicing.choices import EXEMPT_CATEGORY
 from erp.invoicing.providers.base import (
     AuthorityProvider,
@@ -182,15 +183,15 @@ class MydataAuthority(AuthorityProvider):
             **kwargs.pop("headers", {}),
         }
         try:
-            response = requests.request(
+            response = net.request(
                 method,
                 f"{self.base_url}/{endpoint}",
                 headers=headers,
                 timeout=settings.MYDATA_HTTP_TIMEOUT,
                 **kwargs,
             )
-        except requests.RequestException as exc:
-            raise Transient(f"myDATA could not be reached: {exc.__class__.__name__}") from exc
+        except net.OutboundError:
+            raise Transient("myDATA could not be reached.") from None
         if response.status_code in (401, 403):
             raise NotConfigured(f"myDATA refused the credentials (HTTP {response.status_code}).")
         if response.status_code == 429 or response.status_code >= 500:

@@ -1,4 +1,4 @@
-"""ACS Courier (Greece) over its REST web services (requests).
+"""ACS Courier (Greece) over its REST web services (through common.net, the guarded client).
 
 One endpoint (settings.COURIER_ACS_API_URL) takes every call as
 `{"ACSAlias": <method>, "ACSInputParameters": {...}}` with the `AcsApiKey` header; the company
@@ -15,11 +15,11 @@ import binascii
 import re
 from datetime import datetime
 
-import requests
 from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from common import net
 from store.courier.models import VoucherStatus
 from store.courier.providers.base import (
     CourierProvider,
@@ -31,6 +31,7 @@ from store.courier.providers.base import (
 )
 
 TEST_ZIP_CODE = "10431"  # Athens: the connection test looks its area up
+LABEL_ANSWER_BYTES = 16 * 1024 * 1024  # a label comes back as a base64 PDF
 _HOUSE_NUMBER = re.compile(r"^(?P<street>.*?)[\s,]+(?P<number>\d+[^\W\d_]?)$")
 
 
@@ -80,14 +81,16 @@ class ACSCourier(CourierProvider):
             },
         }
         try:
-            response = requests.post(
+            response = net.request(
+                "POST",
                 settings.COURIER_ACS_API_URL,
                 json=body,
                 headers={"AcsApiKey": c["api_key"], "Accept": "application/json"},
                 timeout=settings.COURIER_HTTP_TIMEOUT,
+                max_bytes=LABEL_ANSWER_BYTES,
             )
-        except requests.RequestException as exc:
-            raise unavailable(f"ACS could not be reached ({type(exc).__name__}).") from None
+        except net.OutboundError:
+            raise unavailable("ACS could not be reached.") from None
         if response.status_code == 403:
             raise refused("ACS refused the API key (HTTP 403).")
         if not response.ok:

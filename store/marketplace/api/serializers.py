@@ -85,7 +85,9 @@ class MarketplaceCredentialsField(serializers.DictField):
         kwargs.setdefault(
             "help_text",
             "The API credentials (skroutz: api_token; generic: api_url, api_token); only "
-            'the names sent change, "" removes one. Write-only.',
+            'the names sent change, "" removes one. Write-only. `api_url` must be https:// '
+            "and its host a public internet address, never a loopback, private, link-local or "
+            "reserved one (400 naming it).",
         )
         super().__init__(**kwargs)
 

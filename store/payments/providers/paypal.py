@@ -1,5 +1,5 @@
-"""PayPal over its REST API with requests: Orders v2 (create, capture), capture refunds, and
-webhook verification by PayPal's verify-webhook-signature call.
+"""PayPal over its REST API through common.net (the guarded client): Orders v2 (create,
+capture), capture refunds, and webhook verification by PayPal's verify-webhook-signature call.
 
 Credentials: `client_id`, `client_secret` and `webhook_id` (of the webhook registered in the
 PayPal app). The mode picks the host: test is PayPal's sandbox, live the real one.
@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 import requests
 from django.conf import settings
 
+from common import net
 from common.jsonload import loads
 from common.money import decimal_text as as_text
 from store.payments.providers.base import (
@@ -62,11 +63,11 @@ class PayPalProvider:
 
     def _send(self, method: str, path: str, **kwargs) -> requests.Response:
         try:
-            return requests.request(
+            return net.request(
                 method, self.host + path, timeout=settings.PAYMENT_HTTP_TIMEOUT, **kwargs
             )
-        except requests.RequestException as exc:
-            raise ProviderUnavailable(f"PayPal could not be reached: {exc}") from exc
+        except net.OutboundError:
+            raise ProviderUnavailable("PayPal could not be reached.") from None
 
     def _token_response(self) -> requests.Response:
         if not (self.client_id and self.client_secret):

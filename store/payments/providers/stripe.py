@@ -2,14 +2,19 @@
 
 Credentials: `secret_key` (sk_test_/sk_live_), `publishable_key` (answered to the shopper
 with an intent), `webhook_secret` (whsec_, from the webhook endpoint's page). The HTTP client
-is the library's requests client, so tests replay recorded exchanges at the HTTP layer.
+is the library's requests client on common.net's guarded session (public addresses only, no
+redirects, one deadline, a capped answer), so tests replay recorded exchanges at the HTTP layer;
+a network failure of any kind answers one message, its detail only in the server log.
 """
 
 from __future__ import annotations
 
+import logging
+
 import stripe
 from django.conf import settings
 
+from common import net
 from common.money import from_minor_units as from_minor
 from common.money import to_minor_units as to_minor
 from store.payments.providers.base import (
@@ -24,19 +29,24 @@ from store.payments.providers.base import (
     Refund,
 )
 
+logger = logging.getLogger(__name__)
+
 EVENT_TYPES = {
     "payment_intent.succeeded": "payment.succeeded",
     "payment_intent.payment_failed": "payment.failed",
 }
 
 
+def _unreachable(exc: stripe.APIConnectionError) -> ProviderUnavailable:
+    logger.warning("Stripe could not be reached: %s", exc)
+    return ProviderUnavailable("Stripe could not be reached.")
+
+
 def _call(action):
     try:
         return action()
     except stripe.APIConnectionError as exc:
-        raise ProviderUnavailable(
-            f"Stripe could not be reached: {exc.user_message or exc}"
-        ) from exc
+        raise _unreachable(exc) from None
     except stripe.StripeError as exc:
         status = getattr(exc, "http_status", None) or 0
         message = exc.user_message or str(exc) or "Stripe refused the request."
@@ -63,7 +73,9 @@ class StripeProvider:
         base = settings.PAYMENT_STRIPE_API_BASE
         return stripe.StripeClient(
             self.secret_key,
-            http_client=stripe.RequestsClient(timeout=settings.PAYMENT_HTTP_TIMEOUT),
+            http_client=stripe.RequestsClient(
+                timeout=settings.PAYMENT_HTTP_TIMEOUT, session=net.session()
+            ),
             max_network_retries=0,
             base_addresses={"api": base} if base else None,
         )
@@ -148,7 +160,7 @@ class StripeProvider:
         except stripe.AuthenticationError as exc:
             return CheckResult(ok=False, message=f"Stripe refused the key: {exc.user_message}")
         except stripe.APIConnectionError as exc:
-            raise ProviderUnavailable(f"Stripe could not be reached: {exc}") from exc
+            raise _unreachable(exc) from None
         except stripe.StripeError as exc:
             return CheckResult(ok=False, message=f"Stripe: {exc.user_message or exc}")
         live = bool(getattr(balance, "livemode", False))

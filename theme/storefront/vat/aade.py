@@ -1,5 +1,6 @@
 """Greece's taxpayer registry: AADE's public VAT-number (AFM) lookup, the SOAP 1.2 service
-RgWsPublic2 (operation `rgWsPublic2AfmMethod`), over requests with xml.etree.
+RgWsPublic2 (operation `rgWsPublic2AfmMethod`), through common.net (the guarded client) with
+xml.etree.
 
 The call carries a WS-Security UsernameToken with the special lookup credentials a business
 registers with AADE (settings.THEME_VAT_AADE_USERNAME / _PASSWORD) and asks for
@@ -16,9 +17,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
-import requests
 from django.conf import settings
 
+from common import net
 from theme.storefront.vat.base import BadAnswer, Result, Unavailable, VatProvider
 
 ENVELOPE = """<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" \
@@ -77,14 +78,15 @@ class AadeProvider(VatProvider):
         if not username or not password:
             raise BadAnswer("AADE lookup credentials are not configured")
         try:
-            response = requests.post(
+            response = net.request(
+                "POST",
                 settings.THEME_VAT_AADE_URL,
                 data=envelope(number, username=username, password=password),
                 headers={"Content-Type": "application/soap+xml; charset=utf-8"},
                 timeout=settings.THEME_VAT_HTTP_TIMEOUT,
             )
-        except requests.RequestException as exc:
-            raise Unavailable(f"AADE unreachable: {exc.__class__.__name__}") from None
+        except net.OutboundError:
+            raise Unavailable("AADE unreachable") from None
         if response.status_code >= 500 and b"Envelope" not in response.content[:2000]:
             raise Unavailable(f"AADE answered {response.status_code}")
         if response.status_code == 429:

@@ -1,4 +1,4 @@
-"""The EU's VIES over its REST API (requests).
+"""The EU's VIES over its REST API (through common.net, the guarded client).
 
 `POST {base}/check-vat-number` with `{"countryCode": "DE", "vatNumber": "..."}` answers
 `{countryCode, vatNumber, requestDate, valid, name, address, ...}`; a member state that does
@@ -11,9 +11,9 @@ settings.THEME_VAT_VIES_URL. Tested on recorded exchanges (tests/theme/storefron
 
 from __future__ import annotations
 
-import requests
 from django.conf import settings
 
+from common import net
 from theme.storefront.vat.base import BadAnswer, Result, Unavailable, VatProvider
 
 BUSY = {
@@ -39,14 +39,15 @@ class ViesProvider(VatProvider):
         url = settings.THEME_VAT_VIES_URL.rstrip("/") + "/check-vat-number"
         vies_country = "EL" if country_code == "GR" else country_code
         try:
-            response = requests.post(
+            response = net.request(
+                "POST",
                 url,
                 json={"countryCode": vies_country, "vatNumber": number},
                 headers={"Accept": "application/json"},
                 timeout=settings.THEME_VAT_HTTP_TIMEOUT,
             )
-        except requests.RequestException as exc:
-            raise Unavailable(f"VIES unreachable: {exc.__class__.__name__}") from None
+        except net.OutboundError:
+            raise Unavailable("VIES unreachable") from None
         try:
             body = response.json()
         except ValueError:
