@@ -1,6 +1,6 @@
 import logging
 
-from common.api.errors import ApiError, style_for_path
+from common.api.errors import ApiError, database_unavailable, style_for_path
 from common.api.throttling import ATTRIBUTE
 from common.jsonload import unstorable_text_problem
 
@@ -11,6 +11,7 @@ class ApiErrorMiddleware:
     """Answers an unexpected exception under an API prefix with a JSON 500, DEBUG or not.
 
     The exception is logged with its traceback; the client learns nothing of the internals.
+    The database unreachable is no crash: 503 `service_unavailable` with Retry-After.
     """
 
     def __init__(self, get_response):
@@ -23,14 +24,37 @@ class ApiErrorMiddleware:
         style = style_for_path(request.path)
         if style is None:
             return None
+        unavailable = database_unavailable(exception)
+        if unavailable is not None:
+            return style.json_response(unavailable)
         logger.exception("Unhandled error on %s %s", request.method, request.path)
         return style.json_response(
             ApiError(500, "server_error", "An unexpected error occurred. It has been logged.")
         )
 
 
+# The longest path and query string (as sent, percent-encoded) the APIs read. gunicorn reads
+# request lines of up to 8190 bytes (config/gunicorn_conf.py): a longer URL than this one but
+# shorter than that is refused here, as JSON in the namespace's shape.
+MAX_URI_LENGTH = 8000
+
+
+def uri_too_long(request) -> ApiError | None:
+    """414 `uri_too_long` when the path and query string pass MAX_URI_LENGTH."""
+    length = len(request.get_full_path())
+    if length <= MAX_URI_LENGTH:
+        return None
+    return ApiError(
+        414,
+        "uri_too_long",
+        f"The URL is too long: {length} characters of path and query string, at most "
+        f"{MAX_URI_LENGTH}.",
+    )
+
+
 class UnstorableInputMiddleware:
-    """Under an API prefix, refuses a path or query string holding text no database can store.
+    """Under an API prefix, refuses a URL longer than MAX_URI_LENGTH (414), and a path or query
+    string holding text no database can store.
 
     A NUL character (`%00`: PostgreSQL refuses it in text) or an unpaired surrogate would
     otherwise reach a lookup and crash it. A path segment answers 404 in the namespace's style
@@ -44,7 +68,7 @@ class UnstorableInputMiddleware:
     def __call__(self, request):
         style = style_for_path(request.path)
         if style is not None:
-            refusal = self.refusal(request)
+            refusal = uri_too_long(request) or self.refusal(request)
             if refusal is not None:
                 return style.json_response(refusal)
         return self.get_response(request)

@@ -3,8 +3,9 @@
 - Every request has an id: the caller's `X-Request-ID` when it is a sane token (1-128 of
   letters, digits and `._:-`), else a new one. It is echoed in the answer's `X-Request-ID`,
   put on every log record made while the request runs (`request_id`), and carried into the
-  Celery tasks the request sends (a message header), whose log records then carry it too.
-- Logs are JSON lines (python-json-logger) unless LOG_FORMAT=plain (development's default).
+  Celery tasks the request sends (a message header), whose log records then carry it too. A
+  task sent outside a request carries its own task id instead, and so do the tasks it sends.
+- Logs are JSON lines (common.logging_json) unless LOG_FORMAT=plain (development's default).
 - With SENTRY_DSN set, errors go to Sentry (the SDK's Django and Celery integrations) with no
   personal data: `send_default_pii` off, and request bodies, cookies, authorization headers
   and user e-mails scrubbed before sending.
@@ -29,6 +30,16 @@ _current: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", def
 def current() -> str:
     """The id of the request (or task) being handled here; "" outside of one."""
     return _current.get()
+
+
+@contextlib.contextmanager
+def bound(request_id: str):
+    """Run the block under `request_id` ("" for none), then restore the outer id."""
+    token = _current.set(request_id)
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 def accepted(raw: str | None) -> str:
@@ -66,21 +77,37 @@ class RequestIdFilter(logging.Filter):
 
 
 # --- Celery: the id travels in the task message's headers ----------------------------------
+#
+# The worker's main process logs a task's receipt, time limit or lost worker under the same id
+# (common.logging_worker); the outbox keeps it with a task that waits for the broker.
 
 
 def _before_publish(headers=None, **kwargs) -> None:
-    request_id = _current.get()
-    if request_id and headers is not None and TASK_HEADER not in headers:
+    """Outside a request (the beat, a command) a task is its own request: its id is the
+    message's task id (`id`, Celery's protocol 2)."""
+    if headers is None or TASK_HEADER in headers:
+        return
+    request_id = _current.get() or headers.get("id")
+    if request_id:
         headers[TASK_HEADER] = request_id
+
+
+def message_request_id(headers) -> str:
+    """The request id a task message carries (its task id when it carries none)."""
+    headers = headers or {}
+    return str(headers.get(TASK_HEADER) or headers.get("id") or "")
 
 
 _task_tokens: dict[str, contextvars.Token] = {}
 
 
 def _task_started(task_id=None, task=None, **kwargs) -> None:
+    """The message's id; else the caller's (an eager task runs inside the request that sent it);
+    else the task's own."""
     request_id = getattr(task.request, TASK_HEADER, None) if task is not None else None
     if not request_id and task is not None:
         request_id = (getattr(task.request, "headers", None) or {}).get(TASK_HEADER)
+    request_id = request_id or _current.get() or task_id
     if request_id and task_id:
         _task_tokens[task_id] = _current.set(str(request_id))
 

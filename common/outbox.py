@@ -19,6 +19,10 @@ idempotent (it records what it did), so a double publish is harmless.
 Without a broker (the embedded default: eager Celery) "publishing" runs the task in the
 process at commit, as before; a task that raises is logged and its row still counts as sent
 (the task ran; retrying is the task's own business).
+
+A row keeps the request id of its enqueue (common.observability) in its sealed payload, and is
+published under it: a task the drain sends minutes later still logs with the id of the
+request that wrote it.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 
-from common import sealed
+from common import observability, sealed
 from common.breaker import breaker
 from common.models import OutboxMessage
 
@@ -79,13 +83,22 @@ def _fernet() -> MultiFernet:
 
 
 def _seal(args: list, kwargs: dict) -> bytes:
-    data = json.dumps({"args": args, "kwargs": kwargs}, separators=(",", ":"))
+    """The task's arguments and the current request id, encrypted."""
+    content = {"args": args, "kwargs": kwargs}
+    if request_id := observability.current():
+        content["request_id"] = request_id
+    data = json.dumps(content, separators=(",", ":"))
     return _fernet().encrypt(data.encode())
 
 
-def _open(payload) -> tuple[list, dict]:
+def _open_content(payload) -> dict:
     data = json.loads(_fernet().decrypt(bytes(payload)))
-    return data["args"], data["kwargs"]
+    return {"args": data["args"], "kwargs": data["kwargs"], "request_id": data.get("request_id")}
+
+
+def _open(payload) -> tuple[list, dict]:
+    content = _open_content(payload)
+    return content["args"], content["kwargs"]
 
 
 # --- Enqueue and publish -----------------------------------------------------------------------
@@ -299,17 +312,21 @@ class _Unreadable(Exception):
 def _send(message: OutboxMessage, now, *, eager: bool) -> Exception | None:
     """Publish one claimed row; answers the error, or None once the broker took it."""
     try:
-        args, kwargs = _open(message.payload)
+        content = _open_content(message.payload)
     except (InvalidToken, ValueError, KeyError) as exc:
         logger.error("outbox message %s (%s) is unreadable; dropped", message.pk, message.task)
         return _Unreadable(f"unreadable payload: {exc.__class__.__name__}")
     countdown = max(0.0, (message.due_at - now).total_seconds())
-    try:
-        task_named(message.task).apply_async(args=args, kwargs=kwargs, countdown=countdown or None)
-    except Exception as exc:  # the committed write stands; the row waits
-        if eager:  # the task itself failed, in this process: it ran, which is all we promise
-            logger.exception("task %s (outbox message %s) failed", message.task, message.pk)
-        return exc
+    # Sent under the id of the request that enqueued it, whoever publishes it ("": its own).
+    with observability.bound(str(content["request_id"] or "")):
+        try:
+            task_named(message.task).apply_async(
+                args=content["args"], kwargs=content["kwargs"], countdown=countdown or None
+            )
+        except Exception as exc:  # the committed write stands; the row waits
+            if eager:  # the task itself failed, in this process: it ran, which is all we promise
+                logger.exception("task %s (outbox message %s) failed", message.task, message.pk)
+            return exc
     return None
 
 

@@ -3,18 +3,35 @@
 The broker is REDIS_URL. Without it (the embedded default) tasks run eagerly in the calling
 process, so the service works with no broker at all. Tasks are sent through the database
 outbox (common.outbox.enqueue), which the beat drains when a publish at commit failed.
+
+The worker and the beat log as the web does (common.logging_json): JSON lines, each with the id
+of the request that sent the task (or the task's own id).
 """
 
 import os
 
-from celery import Celery
+from celery import Celery, Task, signals
 from celery.schedules import crontab
+
+from common.logging_json import configure_celery_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("emporion")
+
+class ProjectTask(Task):
+    """Every task of the project: the worker's main process reports its receipt and its end
+    under the request id of its message (common.logging_worker, imported by the worker only)."""
+
+    Strategy = "common.logging_worker:strategy"
+    Request = "common.logging_worker:Request"
+
+
+app = Celery("emporion", task_cls=ProjectTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# With a receiver connected, Celery installs no plain-text handlers of its own.
+signals.setup_logging.connect(configure_celery_logging, weak=False, dispatch_uid="project_logs")
 
 # Periodic work, one entry per job; every task is idempotent, so a missed or doubled beat is
 # harmless.

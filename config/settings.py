@@ -17,6 +17,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
+from common import logging_json
 from common.db import sqlite_options
 from common.observability import init_sentry
 from config.env import env_bool, env_int, env_list, env_str
@@ -157,10 +158,11 @@ if DATABASE_URL:
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
     if _db["ENGINE"] == "django.db.backends.postgresql":
-        # An unreachable server fails a request (and /healthz answers 503) in seconds, not
-        # after the operating system's TCP timeout.
+        # An unreachable server fails a request (503 service_unavailable) in seconds, not
+        # after the operating system's TCP timeout. 2 s is the least libpq and psycopg honour
+        # (1 counts as 2).
         _db.setdefault("OPTIONS", {}).setdefault(
-            "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+            "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 2, minimum=1)
         )
         # Connection pooling (docs/deploy.md): DB_POOL_MAX_SIZE > 0 gives each process a
         # psycopg pool of that size (connections are then never kept per thread:
@@ -175,11 +177,19 @@ if DATABASE_URL:
             )
         if DB_POOL_MAX_SIZE:
             _db["CONN_MAX_AGE"] = 0
-            _db["CONN_HEALTH_CHECKS"] = False
+            # The pool checks a connection as it hands it out (an empty query) and replaces
+            # one the server dropped (a restart, a failover) instead of failing the request.
+            _db["CONN_HEALTH_CHECKS"] = True
             _db["OPTIONS"]["pool"] = {
                 "min_size": min(env_int("DB_POOL_MIN_SIZE", 2, minimum=0), DB_POOL_MAX_SIZE),
                 "max_size": DB_POOL_MAX_SIZE,
-                "timeout": env_int("DB_POOL_TIMEOUT", 10, minimum=1),
+                # How long a request waits for a connection before answering 503: while the
+                # server is unreachable none comes, so this is what every request costs.
+                "timeout": env_int("DB_POOL_TIMEOUT", 2, minimum=1),
+                # A failing reconnection backs off (1, 2, 4 ... s) and is given up after this
+                # long; the next request starts a fresh one at once, so the pool reconnects
+                # within seconds of the server's return, not after a back-off of minutes.
+                "reconnect_timeout": env_int("DB_POOL_RECONNECT_TIMEOUT", 5, minimum=1),
             }
         if DB_PGBOUNCER:
             _db["DISABLE_SERVER_SIDE_CURSORS"] = True
@@ -210,6 +220,10 @@ else:
         "OPTIONS": sqlite_options(),
     }
 DATABASES = {"default": _db}
+# /healthz waits this long for the database's answer (common.health): a healthy server answers
+# in milliseconds, and the whole probe must stay within a load balancer's timeout (2 s and
+# less), a new process's first request included.
+DATABASE_HEALTH_TIMEOUT_MS = env_int("DATABASE_HEALTH_TIMEOUT_MS", 750, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, Celery ----------------------------------------------------------------------------
@@ -487,13 +501,20 @@ WEBHOOK_USER_AGENT = "Emporion-Webhooks/1.0"
 
 # --- Webhooks ---------------------------------------------------------------------------------
 
-# Development and tests only: lets webhooks use http:// URLs and loopback addresses (every other
-# private or reserved range stays blocked). `check --deploy` warns while it is on.
+# Development and tests only: lets every outbound call (common.net: webhooks, the marketplace,
+# the providers) use http:// URLs and loopback addresses (every other private or reserved range
+# stays blocked); WEBHOOKS_ALLOW_PRIVATE_URLS is its older name. `check --deploy` warns while
+# either is on.
+OUTBOUND_ALLOW_PRIVATE_URLS = env_bool("OUTBOUND_ALLOW_PRIVATE_URLS", False)
 WEBHOOKS_ALLOW_PRIVATE_URLS = env_bool("WEBHOOKS_ALLOW_PRIVATE_URLS", False)
 # A worker's claim on a delivery it is sending lasts this long; a delivery whose task never
 # claimed it (lost with a killed worker) is dispatched again by the beat after this long.
 WEBHOOK_CLAIM_LEASE_SECONDS = env_int("WEBHOOK_CLAIM_LEASE_SECONDS", 60, minimum=15)
 WEBHOOK_REDISPATCH_SECONDS = env_int("WEBHOOK_REDISPATCH_SECONDS", 300, minimum=10)
+# At most this many deliveries in flight to one webhook across every worker (webhooks.inflight,
+# counted in Redis; no cap while Redis is unreachable): a slow receiver holds that many
+# workers, never all of them. A batch over the cap waits a few seconds in the queue.
+WEBHOOK_MAX_IN_FLIGHT = env_int("WEBHOOK_MAX_IN_FLIGHT", 4, minimum=1)
 # Test pings and redeliveries send at once; limited per account.
 THROTTLE_DEFAULTS["webhook_send"] = "30/min"
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["webhook_send"] = _rate("webhook_send", "30/min")
@@ -769,23 +790,17 @@ USE_I18N = True
 USE_TZ = True
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
-# Logs: JSON lines (python-json-logger) with the request id on every record
-# (common.observability), or plain text; plain is development's default.
-LOG_FORMAT = env_str("LOG_FORMAT", "plain" if DEBUG else "json").strip().lower()
-if LOG_FORMAT not in ("json", "plain"):
-    raise ImproperlyConfigured(f"LOG_FORMAT must be 'json' or 'plain'; got {LOG_FORMAT!r}")
+# Logs: JSON lines with the request id on every record, or plain text; plain is development's
+# default. The same format for the web, gunicorn's access log and the Celery worker and beat
+# (common.logging_json).
+LOG_FORMAT = logging_json.log_format(DEBUG)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "common.observability.RequestIdFilter"}},
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-        "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
-            "timestamp": False,
-        },
+        "plain": {"format": logging_json.PLAIN},
+        "json": logging_json.json_formatter_config(),
     },
     "handlers": {
         "console": {

@@ -8,6 +8,10 @@ status of invalid input:
 - store (`/{REST_ROOT}/`): `{"code", "message", "data": {"status", "params"?}}`, invalid
   parameters 400 (spec: commerce Errors), added by the store apps.
 
+The database unreachable (refused, timed out, no pooled connection, a connection lost) is
+503 `service_unavailable` with Retry-After in every namespace: the request may succeed in a
+moment, and nothing about it is a crash.
+
 Styles are registered by path prefix in settings.API_ERROR_STYLES; the longest prefix wins.
 """
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sqlite3
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,6 +27,7 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from django.utils.module_loading import import_string
@@ -129,8 +135,40 @@ def _first_code(codes) -> str:
     return str(codes)
 
 
+# Seconds a client is told to wait while the database is unreachable: about a load balancer's
+# probe interval, after which the service may be back.
+DATABASE_RETRY_AFTER = 5
+
+# SQLite's OperationalError also says "no such table": a fault of the deployment, not an outage.
+_SQLITE_UNAVAILABLE = ("database is locked", "unable to open database", "disk i/o error")
+
+
+def database_unavailable(exc: BaseException) -> ApiError | None:
+    """503 `service_unavailable` when `exc` says the database cannot be reached or used now;
+    None for any other exception."""
+    if isinstance(exc, OperationalError):
+        cause = exc.__cause__
+        if isinstance(cause, sqlite3.OperationalError) and not str(cause).lower().startswith(
+            _SQLITE_UNAVAILABLE
+        ):
+            return None
+    elif not isinstance(exc, InterfaceError):  # a connection already closed
+        return None
+    logger.warning("database unavailable: %s: %s", exc.__class__.__name__, exc)
+    return ApiError(
+        503,
+        "service_unavailable",
+        "The service is unavailable for a moment: its database cannot be reached. "
+        "Try again shortly.",
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
+    )
+
+
 def to_api_error(exc: Exception) -> ApiError | None:
     """Classify `exc`; None means it is a crash, not a refusal."""
+    unavailable = database_unavailable(exc)
+    if unavailable is not None:
+        return unavailable
     if isinstance(exc, ServiceError):
         kind = "validation" if isinstance(exc, ValidationFailed) else "error"
         return ApiError(exc.status_code, exc.code, exc.detail, exc.errors, dict(exc.headers), kind)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from debugtools.choices import LEVEL_NAMES, Source
@@ -141,6 +142,31 @@ class DeletedAnswer(serializers.Serializer):
     deleted = serializers.IntegerField(help_text="How many entries were deleted.")
 
 
+class DeployWarning(serializers.Serializer):
+    id = serializers.CharField(help_text="The check's id, e.g. `security.W012`.")
+    level = serializers.ChoiceField(choices=("warning", "error"))
+    message = serializers.CharField()
+    hint = serializers.CharField(help_text="Empty when the check gives none.")
+
+
+class DiagnosticFailed(serializers.Serializer):
+    status = serializers.CharField(help_text="`error`.")
+    error = serializers.CharField(help_text="The exception's class name.")
+    what = serializers.CharField(help_text="The diagnostic that failed.")
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="DeployChecks",
+        serializers=[DeployWarning(many=True), DiagnosticFailed],
+        resource_type_field_name=None,
+        many=False,
+    )
+)
+class DeployChecksField(serializers.JSONField):
+    """A list of warnings; an object naming the failure when the checks could not run."""
+
+
 class DiagnosticsAnswer(serializers.Serializer):
     versions = serializers.DictField(help_text="python, implementation, django, libraries.")
     database = serializers.DictField(help_text="Its status, vendor and version.")
@@ -148,7 +174,10 @@ class DiagnosticsAnswer(serializers.Serializer):
     broker = serializers.DictField(help_text="Its status.")
     worker = serializers.DictField(help_text="Its status (the heartbeat).")
     migrations = serializers.DictField(help_text="`count` and `migrations` pending.")
-    checks = serializers.DictField(help_text="The deployment checks' warnings.")
+    checks = DeployChecksField(
+        help_text="The deployment checks' warnings and errors (security, caches), or the "
+        "failure that kept them from running."
+    )
     debug = serializers.DictField(help_text="The debug mode and the recorder's state.")
 
 

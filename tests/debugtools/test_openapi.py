@@ -8,7 +8,7 @@ from openapi_spec_validator import validate
 from store.docs.schema import CORE, generate, schema_document
 from store.settings import services as settings_services
 from tests.fixtures.store import error
-from tests.store.test_openapi import assert_well_described
+from tests.store.test_openapi import assert_answer_described, assert_well_described
 
 from .conftest import client_of
 
@@ -87,3 +87,25 @@ def test_the_schema_generates_without_warnings():
     generate(CORE)
     assert not GENERATOR_STATS._warn_cache, GENERATOR_STATS._warn_cache
     assert not GENERATOR_STATS._error_cache, GENERATOR_STATS._error_cache
+
+
+def test_the_diagnostics_answer_as_described(schema, admin, monkeypatch):
+    from debugtools import selectors
+
+    response = client_of(admin).get("/rest/core/v1/debug/diagnostics")
+    assert response.status_code == 200
+    assert isinstance(response.json()["checks"], list)
+    assert response.json()["checks"]  # the test settings make warnings (insecure cookies)
+    assert_answer_described(schema, "/debug/diagnostics", "get", response)
+
+    def fails():
+        raise RuntimeError("the checks crashed")
+
+    monkeypatch.setattr(selectors, "_deploy_warnings", fails)
+    response = client_of(admin).get("/rest/core/v1/debug/diagnostics")
+    assert response.json()["checks"] == {
+        "status": "error",
+        "error": "RuntimeError",
+        "what": "checks",
+    }
+    assert_answer_described(schema, "/debug/diagnostics", "get", response)

@@ -563,3 +563,51 @@ def test_the_vat_number_and_restock_fields(schema):
     assert "restocked_items" in shapes["Refund"]["properties"]
     refund = schema["paths"]["/payment/refund/{order_id}"]["post"]["responses"]
     assert {"400", "409"} <= set(refund)
+
+
+# --- Answers as described -------------------------------------------------------------------------
+
+
+def _closed(schema):
+    """`schema` with every object that lists its properties closed to others: an answer with
+    a field the description does not name fails, as one missing a required field does."""
+    if isinstance(schema, list):
+        return [_closed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed = {key: _closed(value) for key, value in schema.items()}
+    if "properties" in closed and "additionalProperties" not in closed:
+        closed["additionalProperties"] = False
+    return closed
+
+
+def assert_answer_described(document, path: str, method: str, response) -> None:
+    """A real answer validates against the schema `document` gives its path, method and status
+    (OpenAPI 3.0 rules, the description's own components, no undescribed field)."""
+    from openapi_schema_validator import OAS30ReadValidator
+
+    operation = document["paths"][path][method]
+    described = operation["responses"].get(str(response.status_code))
+    assert described is not None, f"{method.upper()} {path}: {response.status_code} undescribed"
+    schema = described["content"]["application/json"]["schema"]
+    validator = OAS30ReadValidator(_closed({**schema, "components": document["components"]}))
+    problems = [
+        f"{'/'.join(map(str, problem.absolute_path)) or '(body)'}: {problem.validator} "
+        f"{str(problem.validator_value)[:100]}, got {str(problem.instance)[:100]}"
+        for problem in validator.iter_errors(response.json())
+    ]
+    assert not problems, (f"{method.upper()} {path}", problems)
+
+
+def test_the_media_list_answers_as_described(schema, manager_client):
+    from tests.store.media.factories import media_row
+
+    media_row(title="Red")
+    media_row(title="Blue")
+    response = manager_client.get(f"{API}/media", {"per_page": 1})
+    assert response.status_code == 200
+    assert set(response.json()) == {"data", "meta"}
+    assert_answer_described(schema, "/media", "get", response)
+    response = manager_client.get(f"{API}/media/{response.json()['data'][0]['id']}")
+    assert_answer_described(schema, "/media/{media_id}", "get", response)
+    assert_answer_described(schema, "/media", "get", manager_client.get(f"{API}/media?page=x"))

@@ -26,7 +26,8 @@ def test_a_malformed_value_stops_the_process(tmp_path):
     assert "WEBHOOKS_ALLOW_PRIVATE_URLS" in result.stderr
 
 
-def test_check_deploy_warns_while_private_urls_are_allowed(tmp_path):
+@pytest.mark.parametrize("name", ["OUTBOUND_ALLOW_PRIVATE_URLS", "WEBHOOKS_ALLOW_PRIVATE_URLS"])
+def test_check_deploy_warns_while_private_urls_are_allowed(tmp_path, name):
     result = run_manage(
         "check",
         "--deploy",
@@ -38,9 +39,10 @@ def test_check_deploy_warns_while_private_urls_are_allowed(tmp_path):
             "DEBUG": "0",
             "SECRET_KEY": secrets.token_urlsafe(64),
             "ALLOWED_HOSTS": "api.example.com",
-            "WEBHOOKS_ALLOW_PRIVATE_URLS": "1",
+            name: "1",
         },
         tmp_path=tmp_path,
     )
     assert result.returncode == 1
     assert "webhooks.W001" in result.stderr + result.stdout
+    assert name in result.stderr + result.stdout

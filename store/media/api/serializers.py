@@ -2,6 +2,7 @@ from rest_framework import serializers
 
 from common.api.fields import IntegerField
 from store.common.formats import iso
+from store.common.pagination import MetaSerializer
 from store.common.params import PageField, PerPageField
 from store.media.selectors import featured
 from store.media.shapes import ImageObjectSerializer, SourcesSerializer
@@ -28,6 +29,11 @@ class MediaSerializer(ImageObjectSerializer):
             "size": image.size,
             "created_at": iso(image.created_at),
         }
+
+
+class MediaPageSerializer(serializers.Serializer):
+    data = MediaSerializer(many=True)
+    meta = MetaSerializer()
 
 
 class MediaUploadSerializer(serializers.Serializer):

@@ -46,8 +46,8 @@ class MediaListView(MediaBase):
     @store_schema(
         summary="List uploaded images",
         parameters=[s.MediaListQuerySerializer],
-        responses={200: s.MediaSerializer(many=True)},
-        description="Answers `{data, meta}`; `search` matches title, file name and alt text.",
+        responses={200: s.MediaPageSerializer},
+        description="`search` matches title, file name and alt text.",
     )
     def get(self, request):
         query = validate_query(s.MediaListQuerySerializer, request.query_params)
