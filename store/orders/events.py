@@ -60,11 +60,13 @@ def order_paid(order: Order) -> None:
 
 
 def order_refunded(order: Order, *, amount, refunds: list[dict], restocked: bool) -> None:
+    """A refund's amounts are negative (money going back), as the refund's answer and every
+    list of payments show them; `amount` and `refunds` take their magnitudes."""
     events.publish_store(
         ORDER_REFUNDED,
         {
-            "amount": money_str(amount),
-            "refunds": [{**refund, "amount": money_str(refund["amount"])} for refund in refunds],
+            "amount": money_str(-amount),
+            "refunds": [{**refund, "amount": money_str(-refund["amount"])} for refund in refunds],
             "restocked": restocked,
             "order": order_data(order),
         },

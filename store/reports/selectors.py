@@ -4,8 +4,9 @@ What counts (docs/decisions.md, "Managers, roles and the dashboard"):
 - Sales are the orders in processing, shipped or completed (store.orders.choices.SALES, as the
   order stats count them), by the day they were placed (UTC), in one currency (the store's
   unless asked). Pending, on-hold, cancelled, failed and refunded orders are not sales.
-- gross_sales is the sum of their totals; refunds the completed refunds recorded on them;
-  revenue = gross_sales - refunds; average_order_value = revenue / orders.
+- gross_sales is the sum of their totals; refunds the completed refunds recorded on them,
+  negative (money going back, as in every list of payments); revenue = gross_sales + refunds;
+  average_order_value = revenue / orders.
 - new_customers: customer records created in the period (guests included).
 - top_products: by units sold in the period's sales (line totals as revenue); lines whose
   product has been deleted are left out.
@@ -114,8 +115,8 @@ def _order_totals(period: Period, previous: Period, currency: str) -> tuple[dict
     def block(key: str) -> dict:
         orders = row[f"{key}_orders"] or 0
         gross = money(row[f"{key}_gross"] or 0)
-        refunds = money(row[f"{key}_refunds"] or 0)
-        revenue = gross - refunds
+        refunds = money(0) - money(row[f"{key}_refunds"] or 0)  # money going back: negative
+        revenue = gross + refunds
         return {
             "revenue": revenue,
             "gross_sales": gross,

@@ -92,9 +92,9 @@ def test_order_paid_once_when_the_payments_cover_it_then_refunded(hook):
 
     payment_services.refund_create(order_id=order.pk, amount=Decimal("3.00"), reason="Dent")
     (refunded,) = sent("order.refunded")
-    assert refunded["amount"] == "3.00"
+    assert refunded["amount"] == "-3.00"  # money going back, as the refund's answer says
     assert refunded["restocked"] is False
-    assert [r["amount"] for r in refunded["refunds"]] == ["3.00"]
+    assert [r["amount"] for r in refunded["refunds"]] == ["-3.00"]
     assert refunded["order"]["payment_status"] == "partially_refunded"
     assert refunded["order"]["amount_refunded"] == "3.00"
     assert len(sent("order.paid")) == 1

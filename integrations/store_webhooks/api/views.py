@@ -40,7 +40,8 @@ decimal strings, times ISO 8601 UTC):
 
 - `order.created`, `order.paid`: `{order}`; `order.status_changed`: `{from, to, order}`; \
 `order.refunded`: `{amount, refunds: [{payment_id, gateway, refund_id, amount}], restocked, \
-order}`. `order` is `{order_id, number, status, payment_status, fulfillment_status, currency, \
+order}` (the amounts negative: money going back). `order` is `{order_id, number, status, \
+payment_status, fulfillment_status, currency, \
 subtotal, discount_total, shipping_total, shipping_tax, tax_total, total, amount_paid, \
 amount_refunded, item_count, customer_id, source, created_at, paid_at, completed_at}` (no \
 addresses).

@@ -100,9 +100,11 @@ class PeriodSerializer(serializers.Serializer):
 
 
 class TotalsSerializer(serializers.Serializer):
-    revenue = serializers.CharField(help_text="gross_sales - refunds.")
+    revenue = serializers.CharField(help_text="gross_sales + refunds (refunds are negative).")
     gross_sales = serializers.CharField(help_text="Totals of the period's sales orders.")
-    refunds = serializers.CharField(help_text="Completed refunds recorded on those orders.")
+    refunds = serializers.CharField(
+        help_text="Completed refunds recorded on those orders, negative (money going back)."
+    )
     orders = IntegerField(help_text="Orders in processing, shipped or completed.")
     average_order_value = serializers.CharField(help_text="revenue / orders.")
     items_sold = IntegerField()

@@ -27,8 +27,8 @@ class DashboardStatsView(StoreAPIView):
         "change; the top products by units sold; the stock items at or below their "
         "low-stock threshold. Sales are orders in processing, shipped or completed, by the "
         "UTC day they were placed, in one currency (default the store's); revenue is their "
-        "totals less the refunds recorded on them. A fixed number of queries, whatever the "
-        "number of orders.",
+        "totals less the refunds recorded on them (`refunds`, negative: money going back). A "
+        "fixed number of queries, whatever the number of orders.",
     )
     def get(self, request):
         query = validate_query(s.DashboardQuerySerializer, request.query_params)
