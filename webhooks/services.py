@@ -6,9 +6,14 @@ Delivery, at least once:
 1. `emit` records one `Delivery` per subscribed, active webhook inside the caller's transaction
    and enqueues a task for each through the outbox (common.outbox: published on commit, or by
    the beat once a broker that was down is back); a rolled-back event sends nothing.
-2. `delivery_attempt` (the task) *claims* the due attempt under a row lock with a lease, sends
-   outside any transaction, then *records* the result and decides what comes next. A task that
-   finds the delivery succeeded, not due, or leased by another worker does nothing, so a
+2. The unit of work is one receiver's small batch: a task sends at most DELIVER_BATCH
+   deliveries, all to one webhook (a longer list is split by webhook and the other batches go
+   to other workers as tasks of their own). It takes one of the webhook's in-flight slots
+   (webhooks.inflight: at most WEBHOOK_MAX_IN_FLIGHT per webhook across every worker; none
+   free: the batch is deferred a few seconds, never dropped), *claims* the due attempts under
+   a row lock with a lease, sends outside any transaction over the process's kept-alive
+   connection, then *records* the results and decides what comes next. A task that finds a
+   delivery succeeded, not due, or leased by another worker does nothing for it, so a
    redelivered or duplicated task never sends a delivery that already succeeded. A redelivered
    task (same task id as the lease holder: its worker died mid-attempt) takes the lease over.
 3. After a failure the next attempt is due on Svix's schedule (5 s, 5 min, 30 min, 2 h, 5 h,
@@ -22,6 +27,7 @@ Delivery, at least once:
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import logging
 import secrets
 import time
@@ -38,7 +44,7 @@ from accounts.models import User
 from common import metrics, net, outbox
 from common.email import send_templated_email
 from common.errors import ServiceError, ValidationFailed
-from webhooks import sender, signing
+from webhooks import inflight, sender, signing
 from webhooks.models import (
     PING_EVENT,
     Delivery,
@@ -81,16 +87,20 @@ COUNTDOWN_MAX = dt.timedelta(seconds=60)
 REDISPATCH_AFTER = dt.timedelta(seconds=settings.WEBHOOK_REDISPATCH_SECONDS)
 DISPATCH_BATCH = 500
 DELIVER_TASK = "webhooks.deliver"
-# A delivery task handles at most this many deliveries; a longer list is split, the rest going
-# to other workers as tasks of their own (the fan-out).
-DELIVER_CHUNK = 100
-# Deliveries claimed (and recorded) together: one SELECT ... FOR UPDATE and one UPDATE to
-# claim, one lock, one INSERT and one UPDATE to record, a prune per webhook.
-CLAIM_BATCH = 50
-# A task starts no send that could end later than this after it began (each send may take the
-# 10 s timeout): what is left is released and handed to a new task, so no lease (60 s) runs out
-# under a running send and the task's time limit is never reached.
-SEND_BUDGET = dt.timedelta(seconds=40)
+# A task sends at most this many deliveries, all to one webhook, one after the other over the
+# same kept-alive connection, claimed and recorded together (a few queries for the batch).
+# Small, so that the work spreads over every worker process: a list of more is split into
+# such batches, each a task of its own (the fan-out).
+DELIVER_BATCH = 5
+# A task starts the next send of its batch only this soon after its first one: a receiver
+# slower than that gets one delivery per task, the rest handed to a new task that waits its
+# turn under the cap, so a slow receiver holds a worker for one send, not for five.
+BATCH_BUDGET = dt.timedelta(seconds=1)
+# A batch over its webhook's in-flight cap is due again after this wait, doubling with each
+# deferral of the same batch up to DEFER_MAX (+-20%): a receiver that stays saturated is
+# asked again every half minute or so by each waiting batch, not in a busy loop.
+DEFER_FIRST = dt.timedelta(seconds=1)
+DEFER_MAX = dt.timedelta(seconds=30)
 
 _random = secrets.SystemRandom()
 
@@ -408,9 +418,9 @@ def _record_deliveries(events: list[tuple[str, dict, list[Webhook]]]) -> list[De
         )
     deliveries = Delivery.objects.bulk_create(rows)
     if deliveries:
-        # One task for the whole batch (one outbox row, one broker round trip at commit): the
-        # task claims and sends them in rounds, handing chunks beyond the first to other
-        # workers (see `deliveries_attempt`).
+        # One task for the whole batch (one outbox row, one broker round trip at commit): it
+        # splits the list into receivers' batches and hands them to the workers (see
+        # `deliveries_attempt`).
         outbox.enqueue(DELIVER_TASK, args=([delivery.pk for delivery in deliveries],))
     return deliveries
 
@@ -604,10 +614,13 @@ def _prune_log(webhook: Webhook, *, keep) -> None:
     cutoff = newest[LOGS_KEPT_PER_WEBHOOK - 1 : LOGS_KEPT_PER_WEBHOOK]
     pruned, _ = DeliveryAttempt.objects.filter(webhook=webhook, id__lt=Subquery(cutoff)).delete()
     if pruned:
-        # A finished delivery whose whole log is gone goes with it.
-        Delivery.objects.filter(webhook=webhook, log__isnull=True).exclude(
+        # A finished delivery whose whole log is gone goes with it. One plain DELETE: no log
+        # entry refers to these (the filter), and every log insert holds the webhook's lock,
+        # so the cascade Django's collector would look for (a SELECT and a DELETE) is empty.
+        orphans = Delivery.objects.filter(webhook=webhook, log__isnull=True).exclude(
             Q(status=Status.PENDING) | Q(pk__in=list(keep))
-        ).delete()
+        )
+        orphans._raw_delete(orphans.db)
 
 
 def _record(claim: Claim, result: sender.Result) -> DeliveryAttempt | None:
@@ -705,46 +718,113 @@ def _track_health(*, webhook: Webhook, result: sender.Result, now: dt.datetime) 
 def delivery_attempt(*, delivery_id: int, task_id: str = "") -> str:
     """Make the due attempt of one delivery, if it is still due and nobody else is making it.
 
-    Answers the outcome, or "skipped" when there was nothing to do.
+    Answers the outcome, "deferred" when its webhook had its cap in flight, or "skipped" when
+    there was nothing to do.
     """
     outcomes = deliveries_attempt(delivery_ids=[delivery_id], task_id=task_id)
     return outcomes.get(delivery_id, "skipped")
 
 
-def deliveries_attempt(*, delivery_ids: list[int], task_id: str = "") -> dict[int, str]:
-    """`delivery_attempt` for many deliveries: {delivery id: outcome} of those sent.
+def deliveries_attempt(
+    *, delivery_ids: list[int], task_id: str = "", deferrals: int = 0
+) -> dict[int, str]:
+    """`delivery_attempt` for a list: {delivery id: outcome} of the batch this task took.
 
-    Beyond DELIVER_CHUNK ids the rest is enqueued as further tasks (other workers share the
-    work). The chunk is claimed CLAIM_BATCH at a time, sent one by one over the process's
-    pooled connections, and recorded together: a few queries per round, not per delivery.
-    A delivery that is not due, leased by another task, or done is skipped as before.
+    The due ones are split into receivers' batches (at most DELIVER_BATCH deliveries of one
+    webhook, the webhooks taking turns); the first is this task's, the others are enqueued as
+    tasks of their own, so every worker process shares the work. The batch takes one of its
+    webhook's in-flight slots: with none free it is deferred (outcome "deferred"); else it is
+    claimed, sent one by one over the process's kept-alive connection to the receiver, and
+    recorded together. `deferrals` counts how often this batch was deferred already.
     """
-    ids = list(dict.fromkeys(delivery_ids))
-    if len(ids) > DELIVER_CHUNK:
-        rest = ids[DELIVER_CHUNK:]
-        outbox.enqueue_many(
-            DELIVER_TASK,
-            [(rest[n : n + DELIVER_CHUNK],) for n in range(0, len(rest), DELIVER_CHUNK)],
-        )
-        ids = ids[:DELIVER_CHUNK]
-    started = time.monotonic()
-    budget = SEND_BUDGET.total_seconds() - sender.TIMEOUT_SECONDS
-    outcomes: dict[int, str] = {}
-    for start in range(0, len(ids), CLAIM_BATCH):
-        claims = _claim_many(
-            delivery_ids=ids[start : start + CLAIM_BATCH], task_id=task_id, now=timezone.now()
-        )
+    batches = _receiver_batches(_due_pairs(delivery_ids, task_id=task_id))
+    if not batches:
+        return {}
+    if len(batches) > 1:
+        outbox.enqueue_many(DELIVER_TASK, [(ids,) for _webhook_id, ids in batches[1:]])
+    webhook_id, ids = batches[0]
+    slot = inflight.acquire(webhook_id)
+    if slot is None:
+        _defer(ids, deferrals=deferrals)
+        return dict.fromkeys(ids, "deferred")
+    try:
+        claims = _claim_many(delivery_ids=ids, task_id=task_id, now=timezone.now())
         results: list[tuple[Claim, sender.Result]] = []
+        unsent: list[Claim] = []
+        started = time.monotonic()
         for n, claim in enumerate(claims):
-            if (results or outcomes) and time.monotonic() - started > budget:
-                _release(claims[n:], later=ids[start + CLAIM_BATCH :])
-                _record_many(results)
-                outcomes.update((c.delivery_id, r.outcome) for c, r in results)
-                return outcomes
+            if results and time.monotonic() - started > BATCH_BUDGET.total_seconds():
+                unsent = claims[n:]  # a slow receiver: the rest waits its turn in a new task
+                break
             results.append((claim, _send(claim)))
-        _record_many(results)
-        outcomes.update((c.delivery_id, r.outcome) for c, r in results)
-    return outcomes
+    finally:
+        inflight.release(webhook_id, slot)
+    _record_many(results)
+    if unsent:
+        _release(unsent)
+    return {claim.delivery_id: result.outcome for claim, result in results}
+
+
+def _due_pairs(delivery_ids: list[int], *, task_id: str) -> list[tuple[int, int]]:
+    """(delivery id, webhook id) of those a task may claim now, in the order given: pending,
+    due, and not leased by another task (the claim checks again under its lock)."""
+    ids = list(dict.fromkeys(delivery_ids))
+    now = timezone.now()
+    # Read by primary key and judged here: with the due conditions in SQL the planner takes
+    # the partial index of due deliveries and scans every one of them during a burst.
+    rows = (
+        Delivery.objects.filter(pk__in=ids)
+        .order_by()
+        .values_list(
+            "pk", "webhook_id", "status", "next_attempt_at", "locked_until", "claimed_by_task"
+        )
+    )
+    webhook_of = {
+        pk: webhook_id
+        for pk, webhook_id, status, due_at, locked_until, holder in rows
+        if status == Status.PENDING
+        and due_at is not None
+        and due_at <= now
+        and (locked_until is None or locked_until <= now or (task_id and holder == task_id))
+    }
+    return [(pk, webhook_of[pk]) for pk in ids if pk in webhook_of]
+
+
+def _receiver_batches(pairs: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
+    """(webhook id, delivery ids) batches of at most DELIVER_BATCH, in turns: each webhook's
+    first batch, then each one's second ..., so the first tasks of a fan-out go to many
+    receivers rather than queue under one receiver's cap."""
+    by_webhook: dict[int, list[int]] = {}
+    for delivery_id, webhook_id in pairs:
+        by_webhook.setdefault(webhook_id, []).append(delivery_id)
+    queues = [
+        [(webhook_id, ids[n : n + DELIVER_BATCH]) for n in range(0, len(ids), DELIVER_BATCH)]
+        for webhook_id, ids in by_webhook.items()
+    ]
+    return [batch for turn in itertools.zip_longest(*queues) for batch in turn if batch]
+
+
+def _defer(ids: list[int], *, deferrals: int) -> None:
+    """The batch is due again after a short wait (longer each time it is deferred) and
+    enqueued for then; nothing is claimed or logged, the attempt is not counted. Its time of
+    dispatch is renewed, so the beat's re-dispatch does not add a second task meanwhile."""
+    wait = min(DEFER_FIRST * 2 ** min(deferrals, 10), DEFER_MAX) * jitter_factor()
+    now = timezone.now()
+    with transaction.atomic():
+        Delivery.objects.filter(pk__in=ids, status=Status.PENDING).filter(
+            Q(locked_until__isnull=True) | Q(locked_until__lte=now)
+        ).update(next_attempt_at=now + wait, dispatched_at=now)
+        outbox.enqueue(
+            DELIVER_TASK,
+            args=(ids,),
+            kwargs={"deferrals": deferrals + 1},
+            countdown=wait.total_seconds(),
+        )
+    logger.debug(
+        "webhook deliveries %s deferred %.1f s: their webhook's cap is in flight",
+        ids,
+        wait.total_seconds(),
+    )
 
 
 def _claim_many(*, delivery_ids: list[int], task_id: str, now: dt.datetime) -> list[Claim]:
@@ -796,9 +876,8 @@ def _claim_many(*, delivery_ids: list[int], task_id: str, now: dt.datetime) -> l
     return claims
 
 
-def _release(claims: list[Claim], *, later: list[int]) -> None:
-    """Give back claims that were not sent (out of time), and hand them and the ids not yet
-    claimed to a new task."""
+def _release(claims: list[Claim]) -> None:
+    """Give back claims that were not sent and hand them to a new task."""
     now = timezone.now()
     with transaction.atomic():
         for claim in claims:
@@ -809,9 +888,7 @@ def _release(claims: list[Claim], *, later: list[int]) -> None:
                 claimed_by_task="",
                 dispatched_at=now,
             )
-        ids = [claim.delivery_id for claim in claims] + list(later)
-        if ids:
-            outbox.enqueue(DELIVER_TASK, args=(ids,))
+        outbox.enqueue(DELIVER_TASK, args=([claim.delivery_id for claim in claims],))
 
 
 def _record_many(results: list[tuple[Claim, sender.Result]]) -> None:
@@ -855,9 +932,7 @@ def _record_many(results: list[tuple[Claim, sender.Result]]) -> None:
             countdown = _next_step(delivery, claim=claim, result=result, now=now)
             if countdown is not None:
                 retries.append((delivery.pk, countdown))
-        Delivery.objects.bulk_update(
-            [deliveries[claim.delivery_id] for claim, _result in results], _RECORDED_FIELDS
-        )
+        _save_recorded([deliveries[claim.delivery_id] for claim, _result in results])
         for webhook_id in sorted({claim.webhook_id for claim, _result in results}):
             _prune_log(webhooks[webhook_id], keep=deliveries.keys())
         for delivery_id, countdown in retries:
@@ -866,6 +941,20 @@ def _record_many(results: list[tuple[Claim, sender.Result]]) -> None:
             _track_health(webhook=webhooks[claim.webhook_id], result=result, now=now)
     for _claim, result in results:
         metrics.webhook_delivered(result.outcome)
+
+
+def _save_recorded(deliveries: list[Delivery]) -> None:
+    """Write what `_next_step` set, one UPDATE per set of equal values: a batch that succeeded
+    is one plain UPDATE (Django's bulk_update builds a CASE per field and row, which cost more
+    than the rest of the record)."""
+    groups: dict[tuple, list[int]] = {}
+    for delivery in deliveries:
+        values = tuple(getattr(delivery, field) for field in _RECORDED_FIELDS)
+        groups.setdefault(values, []).append(delivery.pk)
+    for values, ids in groups.items():
+        Delivery.objects.filter(pk__in=ids).update(
+            **dict(zip(_RECORDED_FIELDS, values, strict=True))
+        )
 
 
 def webhook_ping(*, webhook: Webhook) -> tuple[DeliveryAttempt | None, sender.Result]:
@@ -937,11 +1026,10 @@ def dispatch_due(*, limit: int = DISPATCH_BATCH) -> int:
             .order_by("next_attempt_at", "id")
             .select_for_update(skip_locked=True)
         )
-        ids = list(due.values_list("id", flat=True)[:limit])
-        if ids:
-            Delivery.objects.filter(pk__in=ids).update(dispatched_at=now)
-            outbox.enqueue_many(
-                DELIVER_TASK,
-                [(ids[n : n + DELIVER_CHUNK],) for n in range(0, len(ids), DELIVER_CHUNK)],
+        pairs = list(due.values_list("id", "webhook_id")[:limit])
+        if pairs:
+            Delivery.objects.filter(pk__in=[pk for pk, _webhook_id in pairs]).update(
+                dispatched_at=now
             )
-    return len(ids)
+            outbox.enqueue_many(DELIVER_TASK, [(ids,) for _w, ids in _receiver_batches(pairs)])
+    return len(pairs)

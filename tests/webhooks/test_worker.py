@@ -21,7 +21,7 @@ from tests.fixtures import waiting
 from tests.fixtures.db import current_database_url
 from tests.webhooks.factories import WebhookFactory
 from tests.webhooks.receiver import Receiver, Reply
-from webhooks import services, tasks
+from webhooks import inflight, services, tasks
 from webhooks.models import Delivery, DeliveryAttempt
 
 pytestmark = [
@@ -141,6 +141,7 @@ def test_a_delivery_and_its_retry_go_through_a_real_worker(workers, receiver, se
     first, second = DeliveryAttempt.objects.order_by("id")
     gap = (second.created_at - first.created_at).total_seconds()
     assert 4 <= gap <= 8  # 5 s ± 20%, plus the worker's own latency
+    assert inflight.in_flight(webhook.pk) == 0  # each attempt gave its in-flight slot back
 
 
 @pytest.mark.slow(reason="two real Celery worker processes, one killed mid-delivery")
