@@ -33,6 +33,16 @@ app.autodiscover_tasks()
 # With a receiver connected, Celery installs no plain-text handlers of its own.
 signals.setup_logging.connect(configure_celery_logging, weak=False, dispatch_uid="project_logs")
 
+
+def _install_worker_guards(**_kwargs) -> None:
+    """A worker survives losing Redis while it holds messages (common.celery_fixes)."""
+    from common import celery_fixes
+
+    celery_fixes.install()
+
+
+signals.worker_init.connect(_install_worker_guards, weak=False, dispatch_uid="worker_guards")
+
 # Periodic work, one entry per job; every task is idempotent, so a missed or doubled beat is
 # harmless.
 app.conf.beat_schedule = {

@@ -269,6 +269,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": BROKER_SOCKET_TIMEOUT,
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
+# A worker outlives Redis going down, freezing and coming back (docs/deploy.md, "Faults"): it
+# reconnects for as long as it takes, at start too (the default gives up after 100 attempts, some
+# 45 minutes, and exits), and lets a task running at the loss finish rather than killing it (its
+# message, not acknowledged, runs again after the visibility timeout: every task is idempotent).
+# common.celery_fixes guards the kombu fault that made a worker holding messages exit.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_SOCKET_TIMEOUT
 CELERY_REDIS_SOCKET_TIMEOUT = BROKER_SOCKET_TIMEOUT
 # A publish retries once at once, then gives up: the message waits in the outbox, which the
