@@ -31,10 +31,13 @@ def _free_port() -> int:
 
 
 class RedisServer:
-    """`redis-server` on a free loopback port, without persistence: start, stop, freeze."""
+    """`redis-server` on a free loopback port: start, stop, freeze. Without persistence, or,
+    with a `directory`, keeping its data over a stop as a packaged one does (a snapshot written
+    when stopped, loaded when started again)."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: str | None = None) -> None:
         self.port = _free_port()
+        self.directory = directory
         self.process: subprocess.Popen | None = None
         self.frozen = False
 
@@ -51,11 +54,12 @@ class RedisServer:
                 "--bind",
                 "127.0.0.1",
                 "--save",
-                "",
+                "3600 1" if self.directory else "",
                 "--appendonly",
                 "no",
                 "--daemonize",
                 "no",
+                *(["--dir", self.directory] if self.directory else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -125,44 +125,12 @@ def test_kombu_still_needs_the_guard(redis_server):
 # --- A real worker with its beat --------------------------------------------------------------
 
 
-class KeptRedis(RedisServer):
-    """Our Redis keeping its data over a stop, as a packaged one does: it writes a snapshot when
-    stopped (a save point is set) and loads it when started again."""
-
-    def __init__(self, directory: str) -> None:
-        super().__init__()
-        self.directory = directory
-
-    def start(self) -> KeptRedis:
-        self.process = subprocess.Popen(  # noqa: S603 - a fixed binary and our own arguments
-            [
-                REDIS_SERVER,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "3600 1",
-                "--appendonly",
-                "no",
-                "--dir",
-                self.directory,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        waiting.wait_until(
-            self._answers, timeout=10, what=f"redis-server on port {self.port}", interval=0.02
-        )
-        return self
-
-
 @pytest.fixture
 def kept_redis():
     if REDIS_SERVER is None:
         pytest.skip("redis-server is not installed: the outage tests need one to stop")
     with tempfile.TemporaryDirectory() as directory:
-        server = KeptRedis(directory).start()
+        server = RedisServer(directory).start()
         breaker.reset_all()
         with (
             broker_at(server.url),
