@@ -82,7 +82,7 @@ from store.orders import services as order_services
 from store.orders.choices import TERMINAL, PaymentRecordStatus
 from store.orders.models import Order, OrderItem, Payment
 from store.payments import services as payment_services
-from tests.erp.invoicing.helpers import configure
+from tests.erp.invoicing.helpers import BILLING, configure
 from tests.erp.purchasing.conftest import make_supplier, sent_order
 from tests.fixtures.properties import examples
 from tests.store.inventory.test_erp_operations import check_ledger, depot
@@ -106,16 +106,6 @@ CATALOGUE = (
     ("Tea", "12.99", Decimal(13), True, 4),
     ("Book", "50.00", Decimal(6), False, 5),
 )
-
-BILLING = {
-    "first_name": "Eleni",
-    "last_name": "Papadopoulou",
-    "address_1": "Ermou 10",
-    "city": "Athens",
-    "postcode": "10563",
-    "country": "GR",
-    "email": "eleni@example.com",
-}
 
 PRODUCT = st.integers(0, len(CATALOGUE) - 1)
 LINES = st.lists(st.tuples(PRODUCT, st.integers(1, 3)), min_size=1, max_size=3)

@@ -8,34 +8,17 @@ import datetime as dt
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from common import net
 from common.models import OutboxMessage
 from tests.accounts.factories import ResellerFactory
 from tests.licensing.factories import PackFactory, ProductFactory
-from tests.webhooks.factories import WebhookFactory
+from tests.webhooks.factories import WebhookFactory, due_deliveries
 from tests.webhooks.receiver import Reply
-from webhooks import services, signing, tasks
+from webhooks import services, tasks
 from webhooks.models import Delivery, DeliveryAttempt
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_private")]
-
-
-def pending(webhooks, count):
-    """`count` due deliveries, the webhooks taking turns."""
-    now = timezone.now()
-    rows = [
-        Delivery(
-            webhook=webhooks[n % len(webhooks)],
-            event="license.created",
-            body=signing.build_body(event="license.created", moment=now, data={"n": n}),
-            next_attempt_at=now,
-            dispatched_at=now,
-        )
-        for n in range(count)
-    ]
-    return [d.pk for d in Delivery.objects.bulk_create(rows)]
 
 
 def hooks_to(receiver, account, count=3):
@@ -92,7 +75,7 @@ def test_bulk_create_of_100_licences_enqueues_one_task_that_splits_into_receiver
 
 def test_a_task_sends_one_receivers_batch_and_hands_on_the_rest(receiver, on_commit, published):
     webhooks = hooks_to(receiver, ResellerFactory(), 3)
-    ids = pending(webhooks, 12)  # 4 for each webhook
+    ids = due_deliveries(webhooks, 12)  # 4 for each webhook
     first = [pk for pk in ids if webhook_of([pk]) == {webhooks[0].pk}]
     with on_commit():
         outcomes = tasks.deliver.apply(args=(ids,)).get()
@@ -107,7 +90,7 @@ def test_a_task_sends_one_receivers_batch_and_hands_on_the_rest(receiver, on_com
 
 def test_the_beat_dispatches_due_deliveries_as_receivers_batches(receiver, on_commit, published):
     webhooks = hooks_to(receiver, ResellerFactory(), 2)
-    pending(webhooks, 12)
+    due_deliveries(webhooks, 12)
     Delivery.objects.update(dispatched_at=None)  # due, and no task enqueued for them
     with on_commit():
         assert services.dispatch_due() == 12
@@ -121,7 +104,7 @@ def test_a_receivers_batch_costs_a_few_queries_in_all_not_per_delivery(receiver)
     [webhook] = hooks_to(receiver, ResellerFactory(), 1)
     costs = {}
     for size in (1, services.DELIVER_BATCH):
-        ids = pending([webhook], size)
+        ids = due_deliveries([webhook], size)
         with CaptureQueriesContext(connection) as context:
             outcomes = tasks.deliver.apply(args=(ids,)).get()
         assert outcomes == dict.fromkeys(ids, "success")
@@ -140,7 +123,7 @@ def test_connections_to_a_receiver_are_reused_and_opened_to_checked_addresses(
     [webhook] = hooks_to(receiver, ResellerFactory(), 1)
     webhook.url = f"http://receiver.test:{receiver.port}/hook"
     webhook.save(update_fields=["url"])
-    ids = pending([webhook], 20)
+    ids = due_deliveries([webhook], 20)
     dns.queries.clear()
     with on_commit():
         tasks.deliver.apply(args=(ids,))  # four batches, four tasks
@@ -149,7 +132,7 @@ def test_connections_to_a_receiver_are_reused_and_opened_to_checked_addresses(
     # The name now resolves inside: a new connection is refused (the pooled one is dropped).
     net.close_sessions()
     dns.table["receiver.test"] = ["10.0.0.7"]
-    ids = pending([webhook], 1)
+    ids = due_deliveries([webhook], 1)
     assert tasks.deliver.apply(args=(ids,)).get() == {ids[0]: "blocked"}
 
 
@@ -157,7 +140,7 @@ def test_a_slow_receiver_gets_one_send_per_task_and_the_rest_waits_its_turn(
     receiver, monkeypatch, on_commit, published
 ):
     [webhook] = hooks_to(receiver, ResellerFactory(), 1)
-    ids = pending([webhook], 5)
+    ids = due_deliveries([webhook], 5)
     receiver.default = Reply(200, delay=0.02)
     monkeypatch.setattr(services, "BATCH_BUDGET", dt.timedelta(seconds=0.01))
     with on_commit():

@@ -16,9 +16,9 @@ from django.test import override_settings
 from django.utils import timezone
 
 from tests.outages.conftest import redis_cache_settings, redis_server  # noqa: F401
-from tests.webhooks.factories import WebhookFactory
+from tests.webhooks.factories import WebhookFactory, due_deliveries
 from tests.webhooks.receiver import Reply
-from webhooks import inflight, services, signing, tasks
+from webhooks import inflight, services, tasks
 from webhooks.models import Delivery, DeliveryAttempt
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_private")]
@@ -72,19 +72,7 @@ def published(monkeypatch):
 
 
 def due(*webhooks, count=1):
-    """`count` due deliveries, the webhooks taking turns; their ids."""
-    now = timezone.now()
-    rows = [
-        Delivery(
-            webhook=webhooks[n % len(webhooks)],
-            event="license.created",
-            body=signing.build_body(event="license.created", moment=now, data={"n": n}),
-            next_attempt_at=now,
-            dispatched_at=now,
-        )
-        for n in range(count)
-    ]
-    return [delivery.pk for delivery in Delivery.objects.bulk_create(rows)]
+    return due_deliveries(webhooks, count)
 
 
 def test_the_cap_defaults_to_four(hook, settings):

@@ -12,6 +12,16 @@ SERIES = f"{API}/invoice-series"
 SETTINGS = f"{INVOICES}/settings"
 ISSUER_VAT = "EL094259216"  # a valid Greek VAT number (python-stdnum)
 CUSTOMER_VAT = "EL094014201"
+# An order's billing address (a Greek retail customer).
+BILLING = {
+    "first_name": "Eleni",
+    "last_name": "Papadopoulou",
+    "address_1": "Ermou 10",
+    "city": "Athens",
+    "postcode": "10563",
+    "country": "GR",
+    "email": "eleni@example.com",
+}
 
 
 def make_series(code: str = "A", document_type: str = "1.1", prefix: str = "A-", **fields):

@@ -9,21 +9,11 @@ import pytest
 from erp.invoicing import services
 from erp.invoicing.models import Invoice
 from store.orders import services as order_services
-from tests.erp.invoicing.helpers import INVOICES, configure, on_commit
+from tests.erp.invoicing.helpers import BILLING, INVOICES, configure, on_commit
 from tests.fixtures.store import API, error
 from tests.store.orders.factories import line, make_order, stocked
 
 pytestmark = pytest.mark.django_db
-
-BILLING = {
-    "first_name": "Eleni",
-    "last_name": "Papadopoulou",
-    "address_1": "Ermou 10",
-    "city": "Athens",
-    "postcode": "10563",
-    "country": "GR",
-    "email": "eleni@example.com",
-}
 
 
 @pytest.fixture
