@@ -17,8 +17,10 @@ class CommonConfig(AppConfig):
         # `<id:name>`: every id in an API path (a huge id matches no route: a JSON 404).
         register_converter(IdPathConverter, "id")
 
-        # Request ids and metrics travel with Celery tasks (issue 17).
-        from common import metrics, observability
+        # Request ids and metrics travel with Celery tasks; a task sent from the outbox marks
+        # its row acknowledged when it ends.
+        from common import metrics, observability, outbox
 
         observability.connect_celery_signals()
         metrics.connect_celery_signals()
+        outbox.connect_worker_signals()

@@ -40,16 +40,19 @@ class OutboxMessage(models.Model):
 
     The row commits with the business write or not at all; on commit the publisher hands the
     task to the broker and marks the row sent. A row the broker did not take (down, frozen)
-    waits until it is due again and the beat's drain publishes it (common.outbox). Tasks are
-    idempotent, so the rare double publish (a publisher that died between the broker's
-    acceptance and the mark) is harmless.
+    waits until it is due again and the beat's drain publishes it (common.outbox). The worker
+    marks the row acknowledged once the task has run; a row sent and never acknowledged (the
+    broker lost the message: Redis restarted empty) is sent again by the drain after the
+    broker's visibility timeout. Tasks are idempotent, so the rare double publish is harmless.
 
     The arguments are stored encrypted (they can carry an e-mail with a one-time link) and are
-    emptied once the task is sent; sent rows are purged after a day.
+    emptied once the task is acknowledged; acknowledged rows are purged after a day.
     """
 
     task = models.CharField(max_length=200, help_text="Registered Celery task name")
-    payload = models.BinaryField(help_text="Encrypted JSON {args, kwargs}; emptied once sent")
+    payload = models.BinaryField(
+        help_text="Encrypted JSON {args, kwargs}; emptied once acknowledged"
+    )
     dedupe_key = models.CharField(
         max_length=255,
         blank=True,
@@ -62,7 +65,12 @@ class OutboxMessage(models.Model):
         null=True, blank=True, help_text="A publisher is sending it until then"
     )
     sent_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0, help_text="Failed publish attempts")
+    acked_at = models.DateTimeField(
+        null=True, blank=True, help_text="The task ran (a worker acknowledged it)"
+    )
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="Failed publish attempts and sends never acknowledged"
+    )
     last_error = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:
@@ -78,10 +86,15 @@ class OutboxMessage(models.Model):
                 name="common_outbox_dedupe",
             ),
             models.Index(fields=["sent_at"], name="common_outbox_sent"),
+            models.Index(
+                fields=["sent_at"],
+                condition=models.Q(sent_at__isnull=False, acked_at__isnull=True),
+                name="common_outbox_unacked",
+            ),
         ]
 
     def __str__(self) -> str:
-        state = "sent" if self.sent_at else "waiting"
+        state = "done" if self.acked_at else "sent" if self.sent_at else "waiting"
         return f"{self.task} #{self.pk} ({state})"
 
 

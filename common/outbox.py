@@ -13,11 +13,18 @@ Tasks are named, not imported: services do not import their app's tasks module (
 them), so there is no import circle between the two.
 
 Delivery is at least once: a publisher that dies after the broker took the task and before the
-row is marked sent leaves it to be published again after its claim lapses. Every task is
-idempotent (it records what it did), so a double publish is harmless.
+row is marked sent leaves it to be published again after its claim lapses. A row sent stays
+until a worker has run its task: the message carries the row's id (`OUTBOX_HEADER`), and the
+worker marks the row acknowledged when the task ends (`task_postrun`, success or failure; a
+retry waits for its last run). A row sent and never acknowledged (the broker lost the message:
+Redis restarted empty, or a message was dropped) is sent again by the drain once
+`OUTBOX_REDELIVER_SECONDS` have passed since it was due, longer than the broker's visibility
+timeout so that a message the broker still holds is redelivered by the broker first; after
+`MAX_REDELIVERIES` such sends it is given up and logged. Every task is idempotent (it records
+what it did), so a double publish is harmless.
 
 Without a broker (the embedded default: eager Celery) "publishing" runs the task in the
-process at commit, as before; a task that raises is logged and its row still counts as sent
+process at commit, as before; a task that raises is logged and its row still counts as done
 (the task ran; retrying is the task's own business).
 
 A row keeps the request id of its enqueue (common.observability) in its sealed payload, and is
@@ -35,7 +42,7 @@ from datetime import timedelta
 from celery import current_app as app
 from cryptography.fernet import InvalidToken, MultiFernet
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 
@@ -53,6 +60,10 @@ DRAIN_BATCH = 500
 PUBLISH_CHUNK = 500
 MAX_BACKOFF_SECONDS = 300
 SENT_KEPT = timedelta(days=1)
+# A sent row not acknowledged after this many sends is given up (logged, kept for a day).
+MAX_REDELIVERIES = 5
+# The header of a published message that names its outbox row (read back by the worker).
+OUTBOX_HEADER = "emporion_outbox_id"
 
 
 def broker_breaker():
@@ -252,7 +263,10 @@ def _publish_chunk(ids: list[int]) -> tuple[int, bool]:
             broker_down = True
             break
     if done:
-        _mark_sent(done, now)
+        if eager:
+            _mark_sent(done, now)
+        else:
+            _mark_published(done, now)
         if not eager:
             broker_breaker().success()
     if broker_down:  # the rest of the chunk waits for the drain
@@ -321,7 +335,11 @@ def _send(message: OutboxMessage, now, *, eager: bool) -> Exception | None:
     with observability.bound(str(content["request_id"] or "")):
         try:
             task_named(message.task).apply_async(
-                args=content["args"], kwargs=content["kwargs"], countdown=countdown or None
+                args=content["args"],
+                kwargs=content["kwargs"],
+                countdown=countdown or None,
+                # An eager task has run by now: nothing to acknowledge later.
+                headers=None if eager else {OUTBOX_HEADER: message.pk},
             )
         except Exception as exc:  # the committed write stands; the row waits
             if eager:  # the task itself failed, in this process: it ran, which is all we promise
@@ -335,9 +353,57 @@ def _describe(error: Exception | None) -> str:
 
 
 def _mark_sent(ids: list[int], now, *, error: Exception | None = None) -> None:
+    """Sent and done: the task ran in this process, or never can."""
     OutboxMessage.objects.filter(pk__in=ids).update(
-        sent_at=now, claimed_until=None, payload=b"", last_error=_describe(error)
+        sent_at=now, acked_at=now, claimed_until=None, payload=b"", last_error=_describe(error)
     )
+
+
+def _mark_published(ids: list[int], now) -> None:
+    """The broker took them: sent, the payload kept until a worker acknowledges the task."""
+    OutboxMessage.objects.filter(pk__in=ids).update(sent_at=now, claimed_until=None)
+
+
+def acknowledge(message_id: int) -> bool:
+    """The task of row `message_id` has run (the worker, once it ends): the row is done and its
+    payload emptied. Answers whether it was waiting for that."""
+    return bool(
+        OutboxMessage.objects.filter(pk=message_id, acked_at__isnull=True).update(
+            acked_at=timezone.now(), claimed_until=None, payload=b""
+        )
+    )
+
+
+def outbox_id_of(request) -> int | None:
+    """The outbox row a running task's message names (its header), if any."""
+    value = getattr(request, OUTBOX_HEADER, None)
+    if value is None:
+        value = (getattr(request, "headers", None) or {}).get(OUTBOX_HEADER)
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _task_ended(sender=None, task_id=None, task=None, state=None, **_kwargs) -> None:
+    """`task_postrun`: a task sent from the outbox ran; a retry acknowledges nothing (its last
+    run does)."""
+    if state == "RETRY" or task is None:
+        return
+    message_id = outbox_id_of(task.request)
+    if message_id is None:
+        return
+    try:
+        acknowledge(message_id)
+    except DatabaseError:  # the row is sent again later; the task is idempotent
+        logger.warning("outbox message %s: the acknowledgement was not recorded", message_id)
+
+
+def connect_worker_signals() -> None:
+    """Acknowledge outbox rows as their tasks end (called once per process)."""
+    from celery import signals
+
+    signals.task_postrun.connect(_task_ended, dispatch_uid="outbox_acknowledge")
 
 
 def _retry_later(message: OutboxMessage, now, error: Exception) -> None:
@@ -354,11 +420,13 @@ def _retry_later(message: OutboxMessage, now, error: Exception) -> None:
 
 
 def drain(*, limit: int = DRAIN_BATCH) -> int:
-    """Publish the waiting rows that are due (the beat task). Answers how many were sent.
+    """Publish the waiting rows that are due (the beat task), after returning to them the rows
+    sent long ago and never acknowledged. Answers how many were sent.
 
     Stops at the first broker failure: the rest wait for the next run.
     """
     now = timezone.now()
+    requeue_unacknowledged(now=now, limit=limit)
     due = (
         OutboxMessage.objects.filter(sent_at__isnull=True, due_at__lte=now + DRAIN_AHEAD)
         .filter(_unclaimed(now))
@@ -366,6 +434,47 @@ def drain(*, limit: int = DRAIN_BATCH) -> int:
         .values_list("id", flat=True)
     )
     return publish(list(due[:limit]))
+
+
+def requeue_unacknowledged(*, now=None, limit: int = DRAIN_BATCH) -> int:
+    """Rows sent at least OUTBOX_REDELIVER_SECONDS after they were due and still not
+    acknowledged wait to be published again (their message was lost); those sent
+    MAX_REDELIVERIES times already are given up. Answers how many wait again."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.OUTBOX_REDELIVER_SECONDS)
+    lost = OutboxMessage.objects.filter(
+        sent_at__isnull=False, acked_at__isnull=True, sent_at__lt=cutoff, due_at__lt=cutoff
+    )
+    ids = list(lost.order_by("sent_at").values_list("id", flat=True)[:limit])
+    if not ids:
+        return 0
+    given_up = list(
+        OutboxMessage.objects.filter(pk__in=ids, attempts__gte=MAX_REDELIVERIES).values_list(
+            "id", "task"
+        )
+    )
+    for message_id, task in given_up:
+        logger.error(
+            "outbox message %s (%s) was sent %s times and never acknowledged; given up",
+            message_id,
+            task,
+            MAX_REDELIVERIES + 1,
+        )
+    if given_up:
+        OutboxMessage.objects.filter(pk__in=[pk for pk, _ in given_up]).update(
+            acked_at=now, payload=b"", last_error="never acknowledged; given up"
+        )
+    again = OutboxMessage.objects.filter(
+        pk__in=ids, acked_at__isnull=True, sent_at__lt=cutoff
+    ).update(
+        sent_at=None,
+        due_at=now,
+        attempts=F("attempts") + 1,
+        last_error="sent and not acknowledged; sent again",
+    )
+    if again:
+        logger.warning("outbox: %s sent messages were never acknowledged; sending again", again)
+    return again
 
 
 def backlog() -> dict:
@@ -377,7 +486,9 @@ def backlog() -> dict:
 
 
 def purge(*, now=None) -> int:
-    """Delete rows sent more than a day ago."""
+    """Delete rows done (acknowledged) more than a day ago."""
     now = now or timezone.now()
-    deleted, _ = OutboxMessage.objects.filter(sent_at__lt=now - SENT_KEPT).delete()
+    deleted, _ = OutboxMessage.objects.filter(
+        sent_at__lt=now - SENT_KEPT, acked_at__lt=now - SENT_KEPT
+    ).delete()
     return deleted

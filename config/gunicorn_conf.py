@@ -3,7 +3,7 @@ config.wsgi:application`. Bind address and worker count come from the environmen
 
 import os
 
-from common import logging_gunicorn, logging_json
+from common import gunicorn_errors, logging_gunicorn, logging_json
 from config.env import env_bool
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
@@ -13,6 +13,8 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 # query string with an HTML 414). The application refuses a path and query string longer than
 # common.middleware.MAX_URI_LENGTH (8000) itself, with a JSON 414 in the namespace's shape.
 limit_request_line = 8190
+# What gunicorn refuses itself (a request line over that, headers too large) answers JSON.
+gunicorn_errors.install()
 # Logs in the application's format (common.logging_gunicorn): gunicorn's own lines on stderr,
 # and one access line per request on stdout (method, path without its query string, status,
 # duration, bytes, addresses, user agent and the answer's request id). GUNICORN_ACCESS_LOG=0

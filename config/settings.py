@@ -269,6 +269,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": BROKER_SOCKET_TIMEOUT,
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
+# An outbox row sent and not acknowledged by a worker this long after it was due is sent again
+# (the broker lost its message: Redis restarted empty). Longer than the visibility timeout, so
+# that a message Redis still holds is redelivered by Redis first (common.outbox).
+OUTBOX_REDELIVER_SECONDS = env_int(
+    "OUTBOX_REDELIVER_SECONDS",
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 300,
+    minimum=1,
+)
 # A worker outlives Redis going down, freezing and coming back (docs/deploy.md, "Faults"): it
 # reconnects for as long as it takes, at start too (the default gives up after 100 attempts, some
 # 45 minutes, and exits), and lets a task running at the loss finish rather than killing it (its

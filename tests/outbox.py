@@ -14,6 +14,20 @@ REFUSED = OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection r
 
 
 @contextmanager
+def broker_up():
+    """Tasks go to a broker (not eager) that takes every publish and runs nothing: the mock
+    records each publish's arguments and options (a worker's part is the test's to play)."""
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False
+    try:
+        with mock.patch("celery.app.task.Task.apply_async") as publish:
+            yield publish
+    finally:
+        celery_app.conf.task_always_eager = previous
+        breaker.reset_all()
+
+
+@contextmanager
 def broker_down():
     """Tasks go to a broker (not eager) and every publish fails as an unreachable one does."""
     previous = celery_app.conf.task_always_eager

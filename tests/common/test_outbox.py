@@ -26,7 +26,7 @@ from common.models import DoneMarker, OutboxMessage, WorkerHeartbeat
 from common.tasks import purge_outbox, send_email
 from config.celery import app as celery_app
 from tests.accounts.factories import UserFactory
-from tests.outbox import broker_down
+from tests.outbox import broker_down, broker_up
 
 pytestmark = pytest.mark.django_db
 
@@ -252,15 +252,20 @@ def test_a_failed_send_can_be_retried():
 def test_the_purge_keeps_what_is_recent():
     now = timezone.now()
     old, recent = now - timedelta(days=8), now - timedelta(hours=1)
-    OutboxMessage.objects.create(task=PING, payload=b"", sent_at=old)
+    OutboxMessage.objects.create(task=PING, payload=b"", sent_at=old, acked_at=old)
     kept_sent = OutboxMessage.objects.create(task=PING, payload=b"", sent_at=recent)
     waiting = OutboxMessage.objects.create(task=PING, payload=b"x", due_at=old)
+    unacknowledged = OutboxMessage.objects.create(task=PING, payload=b"x", sent_at=old)
     DoneMarker.objects.create(key="old", created_at=old)
     DoneMarker.objects.create(key="new", created_at=recent)
     WorkerHeartbeat.objects.create(hostname="gone", seen_at=old)
     WorkerHeartbeat.objects.create(hostname="here", seen_at=recent)
     assert purge_outbox() == {"outbox": 1, "markers": 1, "heartbeats": 1}
-    assert set(OutboxMessage.objects.values_list("pk", flat=True)) == {kept_sent.pk, waiting.pk}
+    assert set(OutboxMessage.objects.values_list("pk", flat=True)) == {
+        kept_sent.pk,
+        waiting.pk,
+        unacknowledged.pk,
+    }
     assert list(DoneMarker.objects.values_list("key", flat=True)) == ["new"]
     assert list(WorkerHeartbeat.objects.values_list("hostname", flat=True)) == ["here"]
 
@@ -404,3 +409,114 @@ def test_a_real_commit_sends_the_rows_of_a_savepoint_that_stood_and_not_of_one_r
     assert [args for _name, args, _kw in ran] == [["kept"], ["after"]]
     assert OutboxMessage.objects.count() == 2
     assert not OutboxMessage.objects.filter(sent_at__isnull=True).exists()
+
+
+# --- Acknowledged by the worker; sent again when the broker lost the message --------------------
+
+
+def published_row(on_commit) -> tuple[OutboxMessage, dict]:
+    """One task published to a broker that took it: its row and the publish's options."""
+    with broker_up() as publish, on_commit():
+        outbox.enqueue(PING)
+    ((_args, options),) = [(c.args, c.kwargs) for c in publish.call_args_list]
+    return OutboxMessage.objects.get(), options
+
+
+def run_as_the_worker(options: dict, *, state: str = "SUCCESS") -> None:
+    """The worker's end of the task the publish sent: Celery's own signal, with the message's
+    headers on the task's request as a worker has them."""
+    from celery.signals import task_postrun
+
+    task = celery_app.tasks[PING]
+    task.push_request(headers=options["headers"], **options["headers"])
+    try:
+        task_postrun.send(sender=task, task_id="t", task=task, args=(), kwargs={}, state=state)
+    finally:
+        task.pop_request()
+
+
+def test_a_task_sent_to_a_broker_keeps_its_row_until_a_worker_has_run_it(on_commit):
+    row, options = published_row(on_commit)
+    assert options["headers"] == {outbox.OUTBOX_HEADER: row.pk}
+    assert row.sent_at is not None and row.acked_at is None
+    assert bytes(row.payload)  # kept: it may have to be sent again
+
+    run_as_the_worker(options, state="RETRY")  # a retry is not the end of it
+    row.refresh_from_db()
+    assert row.acked_at is None
+
+    run_as_the_worker(options)
+    row.refresh_from_db()
+    assert row.acked_at is not None
+    assert bytes(row.payload) == b""
+    assert str(row) == f"{PING} #{row.pk} (done)"
+
+
+def test_a_task_run_eagerly_is_done_at_once(on_commit, ran):
+    with on_commit():
+        outbox.enqueue(PING)
+    row = OutboxMessage.objects.get()
+    assert row.acked_at == row.sent_at and bytes(row.payload) == b""
+
+
+def test_a_message_the_broker_lost_is_sent_again_after_the_visibility_timeout(
+    on_commit, settings, ran, caplog
+):
+    row, _options = published_row(on_commit)  # the broker took it, then lost it
+    redeliver = timedelta(seconds=settings.OUTBOX_REDELIVER_SECONDS)
+    assert (
+        settings.OUTBOX_REDELIVER_SECONDS
+        > (settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
+    )  # the broker redelivers what it still holds first
+    with time_machine.travel(row.sent_at + redeliver - timedelta(seconds=1)):
+        assert outbox.drain() == 0
+    with time_machine.travel(row.sent_at + redeliver + timedelta(seconds=1)):
+        assert outbox.drain() == 1
+    assert [name for name, _a, _k in ran] == [PING]  # eager here: it ran, and is done
+    row.refresh_from_db()
+    assert row.acked_at is not None and row.attempts == 1  # counted as a send not acknowledged
+    assert "were never acknowledged; sending again" in caplog.text
+
+
+def test_an_acknowledged_row_or_a_countdown_not_due_is_not_sent_again(on_commit, settings, ran):
+    row, options = published_row(on_commit)
+    run_as_the_worker(options)
+    later = timezone.now() + timedelta(hours=3)
+    countdown = OutboxMessage.objects.create(
+        task=PING, payload=outbox._seal([], {}), sent_at=timezone.now(), due_at=later
+    )
+    redeliver = timedelta(seconds=settings.OUTBOX_REDELIVER_SECONDS)
+    with time_machine.travel(timezone.now() + redeliver + timedelta(seconds=1)):
+        assert outbox.drain() == 0  # the countdown is measured from when it is due
+    with time_machine.travel(later + redeliver + timedelta(seconds=1)):
+        assert outbox.drain() == 1
+    assert len(ran) == 1
+    countdown.refresh_from_db()
+    assert countdown.acked_at is not None
+
+
+def test_a_message_never_acknowledged_is_given_up_after_its_redeliveries(settings, caplog):
+    sent = timezone.now() - timedelta(seconds=settings.OUTBOX_REDELIVER_SECONDS + 60)
+    row = OutboxMessage.objects.create(
+        task=PING,
+        payload=outbox._seal([], {}),
+        sent_at=sent,
+        due_at=sent,
+        attempts=outbox.MAX_REDELIVERIES,
+    )
+    with broker_up() as publish:
+        assert outbox.drain() == 0
+    assert publish.call_count == 0
+    row.refresh_from_db()
+    assert row.acked_at is not None and bytes(row.payload) == b""
+    assert row.last_error == "never acknowledged; given up"
+    assert f"outbox message {row.pk} (common.ping) was sent 6 times" in caplog.text
+
+
+def test_an_acknowledgement_the_database_refuses_leaves_the_row_to_be_sent_again(on_commit, caplog):
+    row, options = published_row(on_commit)
+    with mock.patch.object(outbox, "acknowledge", side_effect=outbox.DatabaseError("gone")):
+        run_as_the_worker(options)  # the task is not failed by it
+    row.refresh_from_db()
+    assert row.acked_at is None
+    assert f"outbox message {row.pk}: the acknowledgement was not recorded" in caplog.text

@@ -4,6 +4,8 @@ bytes) so that such URLs reach the application instead of gunicorn's HTML page."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -109,5 +111,32 @@ def test_through_gunicorn_a_long_url_gets_json(tmp_path):
         assert answer["status"] == 414, answer
         assert answer["content_type"].startswith("application/json"), answer
         assert answer["body"]["code"] == "uri_too_long"
-    # past gunicorn's own maximum gunicorn refuses it (a proxy in front usually does first)
-    assert beyond_gunicorn["status"] == 414
+    # past gunicorn's own maximum gunicorn refuses it (a proxy in front usually does first),
+    # as JSON too, with the keys of both error shapes (the namespace is not read yet)
+    assert beyond_gunicorn["status"] == 414, beyond_gunicorn
+    assert beyond_gunicorn["content_type"] == "application/json", beyond_gunicorn
+    assert beyond_gunicorn["body"]["code"] == "uri_too_long"
+    assert beyond_gunicorn["body"]["data"] == {"status": 414}
+    assert "Request Line is too large" in beyond_gunicorn["body"]["detail"]
+
+
+def test_gunicorn_s_own_refusals_answer_json():
+    import socket
+
+    from gunicorn import util
+
+    from common import gunicorn_errors
+
+    assert util.write_error is gunicorn_errors.write_error  # installed by the configuration
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        util.write_error(ours, 431, "Request Header Fields Too Large", "Error parsing headers")
+        head, _, content = theirs.recv(4096).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert b"Content-Type: application/json" in head
+    assert json.loads(content) == {
+        "code": "request_header_fields_too_large",
+        "message": "Error parsing headers",
+        "detail": "Error parsing headers",
+        "data": {"status": 431},
+    }

@@ -28,7 +28,8 @@ from django.conf import settings
 from django.test import override_settings
 from kombu import Connection, Consumer, Exchange, Producer, Queue
 
-from common import breaker, celery_fixes
+from common import breaker, celery_fixes, outbox
+from common.models import DoneMarker, OutboxMessage
 from config.celery import app as celery_app
 from tests.fixtures import waiting
 from tests.fixtures.db import current_database_url
@@ -148,13 +149,14 @@ def kept_redis():
 class WorkerWithBeat:
     """`celery -A config worker --beat` (as `make worker`), on our Redis and the test database."""
 
-    def __init__(self, redis_url: str, log: Path) -> None:
+    def __init__(self, redis_url: str, log: Path, **extra_env: str) -> None:
         env = {
             **os.environ,
             "DATABASE_URL": current_database_url(),
             "REDIS_URL": redis_url,
             "DJANGO_SETTINGS_MODULE": "tests.outages.worker_settings",
             "WEBHOOKS_ALLOW_PRIVATE_URLS": "1",
+            **extra_env,
         }
         self.log = log
         self.process = subprocess.Popen(
@@ -313,3 +315,62 @@ def test_a_worker_with_beat_rides_out_redis_stopping_and_freezing(
         d.pk for d in deliveries
     )
     assert [requests_for(receiver, d) for d in deliveries] == [2, 1, 1, 1, 1]
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow(reason="a real worker with its beat; the beat's drain runs every 10 s")
+def test_the_outbox_sends_again_what_redis_lost_before_a_worker_ran_it(kept_redis, tmp_path):
+    """An e-mail's task lives only in the broker: Redis restarted empty loses it, and the outbox
+    row, sent but never acknowledged, is sent again (here after 2 s instead of the visibility
+    timeout and then some); the e-mail goes out once."""
+
+    def send(subject: str) -> OutboxMessage:
+        outbox.enqueue(  # outside a transaction: published at once
+            "common.send_email",
+            kwargs={
+                "message_id": subject,
+                "to": ["ops@example.com"],
+                "subject": subject,
+                "body": "-",
+            },
+        )
+        return OutboxMessage.objects.filter(task="common.send_email").latest("id")
+
+    lost = send("lost-in-redis")
+    assert lost.sent_at is not None and lost.acked_at is None
+    client = redis.Redis.from_url(kept_redis.url, socket_timeout=1)
+    assert client.llen("email") == 1
+    client.flushall()  # Redis restarted empty: the message is gone
+    client.close()
+
+    worker = WorkerWithBeat(kept_redis.url, tmp_path / "worker.log", OUTBOX_REDELIVER_SECONDS="2")
+    try:
+        waiting.wait_until(lambda: " ready." in worker.output(), timeout=30, what="the worker")
+        kept = send("kept-in-redis")
+
+        def done(*rows: OutboxMessage) -> bool:
+            return OutboxMessage.objects.filter(
+                pk__in=[r.pk for r in rows], acked_at__isnull=False
+            ).count() == len(rows)
+
+        waiting.wait_until(
+            lambda: done(lost, kept),
+            timeout=40,
+            what="both e-mails acknowledged",
+            details=lambda: worker.output()[-4000:],
+        )
+        assert worker.alive()
+    finally:
+        worker.stop()
+    lost.refresh_from_db()
+    kept.refresh_from_db()
+    assert lost.attempts == 1 and kept.attempts == 0  # only the lost one was sent again
+    assert bytes(lost.payload) == b"" and bytes(kept.payload) == b""
+    assert set(DoneMarker.objects.values_list("key", flat=True)) >= {
+        "email-sent:lost-in-redis",
+        "email-sent:kept-in-redis",
+    }
+    output = worker.output()
+    assert output.count("Subject: lost-in-redis") == 1
+    assert output.count("Subject: kept-in-redis") == 1
