@@ -27,6 +27,7 @@ from erp.hr.labor_providers.base import (
     Transient,
 )
 from erp.hr.models import Employee, LaborRegistrySettings, LaborSubmission
+from erp.hr.rules import tax_id_clean
 from store.common.errors import not_found, rule_broken
 from store.common.problems import Problems
 
@@ -76,8 +77,6 @@ def settings_data() -> dict:
 def settings_update(*, fields: dict) -> LaborRegistrySettings:
     """Only the fields given change. `ergani_username` and `ergani_password` are sealed (an
     empty value removes one); the employer's tax id is a Greek AFM (python-stdnum)."""
-    from erp.hr.services import tax_id_clean  # the one AFM rule
-
     fields = dict(fields)
     problems = Problems()
     if fields.get("employer_tax_id"):

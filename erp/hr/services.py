@@ -21,8 +21,6 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
-from stdnum.exceptions import ValidationError as StdnumError
-from stdnum.gr import amka, vat
 
 from erp.hr import labor, selectors
 from erp.hr.access import employee_of, is_hr
@@ -35,6 +33,7 @@ from erp.hr.models import (
     LeaveType,
     TimeEntry,
 )
+from erp.hr.rules import amka_clean, tax_id_clean
 from store.catalog.rules import base_slug, unique_value
 from store.common.accounts import logged_in
 from store.common.errors import locked_or_404, not_found, rule_broken
@@ -139,21 +138,6 @@ EMPLOYEE_FIELDS = (
     "salary",
 )
 PERSONAL_FIELDS = ("birth_date", "home_address", "tax_id", "social_security_number", "salary")
-
-
-def tax_id_clean(value: str) -> str:
-    """A Greek AFM (python-stdnum gr.vat, without the EL prefix); ValueError otherwise."""
-    try:
-        return vat.validate(value)
-    except StdnumError as exc:
-        raise ValueError(f"Not a valid Greek AFM ({exc.message.rstrip('.')}).") from None
-
-
-def amka_clean(value: str) -> str:
-    try:
-        return amka.validate(value)
-    except StdnumError as exc:
-        raise ValueError(f"Not a valid AMKA ({exc.message.rstrip('.')}).") from None
 
 
 def _manager_loops(employee: Employee | None, manager: Employee) -> bool:

@@ -11,7 +11,19 @@ from django.conf import settings
 
 pytestmark = pytest.mark.sqlite_only  # a reading of the source: the same in every pass
 
-PACKAGES = ("accounts", "clients", "common", "config", "licensing", "store", "webhooks")
+PACKAGES = (
+    "accounts",
+    "clients",
+    "common",
+    "config",
+    "debugtools",
+    "erp",
+    "integrations",
+    "licensing",
+    "store",
+    "theme",
+    "webhooks",
+)
 
 
 def _module_name(path: Path, root: Path) -> str:
