@@ -153,11 +153,26 @@ class ProcessedEvent(models.Model):
 
 class GatewayRefund(models.Model):
     """A refund made through a provider: the order's refund payment and the charge it gave
-    back (so a charge is never refunded beyond its amount)."""
+    back (so a charge is never refunded beyond its amount).
+
+    Written `pending` (no payment yet) before the provider is called, outside the order's
+    lock, so that a concurrent refund counts it; `done` with its payment once the provider has
+    answered. A pending row older than a few minutes was abandoned (its process died during
+    the call) and no longer counts (store.payments.services.refund_create)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DONE = "done", "Done"
 
     order = models.ForeignKey("store_orders.Order", on_delete=models.CASCADE, related_name="+")
     charge = models.ForeignKey("store_orders.Payment", on_delete=models.CASCADE, related_name="+")
-    payment = models.ForeignKey("store_orders.Payment", on_delete=models.CASCADE, related_name="+")
+    payment = models.ForeignKey(
+        "store_orders.Payment", on_delete=models.CASCADE, related_name="+", null=True, blank=True
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DONE)
+    idempotency_key = models.CharField(
+        max_length=200, blank=True, help_text="Sent to the provider with the refund"
+    )
     gateway = models.CharField(max_length=40)
     provider = models.CharField(max_length=10, blank=True)
     refund_id = models.CharField(max_length=100, blank=True)

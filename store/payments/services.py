@@ -13,6 +13,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -652,6 +653,11 @@ def _apply(gateway_id: str, row: GatewayConfig, event) -> str:
 # --- Refunds ------------------------------------------------------------------------------------
 
 
+# A pending refund older than this was abandoned (its process died while the provider was
+# called): it no longer counts, and the next refund of the order removes it.
+REFUND_RESERVATION = timedelta(minutes=10)
+
+
 @dataclass(frozen=True)
 class RefundResult:
     order: Order
@@ -661,14 +667,15 @@ class RefundResult:
 
 
 def _charges(order: Order) -> list[tuple[Payment, Decimal]]:
-    """The order's completed payments with what is left to refund of each, newest first."""
+    """The order's completed payments with what is left to refund of each (less the refunds
+    under way), newest first."""
     charges = list(
         Payment.objects.filter(
             order=order, kind=PaymentKind.PAYMENT, status=PaymentRecordStatus.COMPLETED
         ).order_by("-paid_at", "-id")
     )
     given = dict(
-        GatewayRefund.objects.filter(order=order)
+        _live_refunds(order)
         .values("charge_id")
         .annotate(total=Sum("amount"))
         .values_list("charge_id", "total")
@@ -693,7 +700,37 @@ def _refund_through(charge: Payment) -> tuple[str, PaymentProvider | None]:
     return "", None
 
 
-@transaction.atomic
+@dataclass
+class _PlannedRefund:
+    charge: Payment
+    part: Decimal
+    provider_name: str
+    provider: PaymentProvider | None
+    row: GatewayRefund
+    refund_id: str = ""
+    status: str = "manual"
+
+
+@dataclass
+class _RefundPlan:
+    order_id: int
+    held_by: str
+    amount: Decimal
+    sequence: int
+    refunds: list[_PlannedRefund]
+
+
+def _abandoned_before():
+    return timezone.now() - REFUND_RESERVATION
+
+
+def _live_refunds(order: Order):
+    """The order's refunds that count: done, or pending and not abandoned."""
+    return GatewayRefund.objects.filter(order=order).exclude(
+        status=GatewayRefund.Status.PENDING, created_at__lt=_abandoned_before()
+    )
+
+
 def refund_create(
     *,
     order_id: int,
@@ -721,17 +758,64 @@ def refund_create(
     refund, through store.orders' `order_items_restock` (its refusals: 400
     `order_item_not_found`, 409 `restock_exceeds_held`, 409 `order_stock_released`), before
     any provider is called; `items` without `restock` is 400 `restock_items_without_restock`.
+
+    The providers are called outside any transaction and without the order's lock: the
+    refunds are first written `pending` in a short transaction that checks everything (a
+    concurrent refund counts them), then each provider is called with its idempotency key,
+    then a second short transaction records the refund payments (and the restock). A provider
+    that fails removes the pending refunds (nothing recorded: 502); a retry sends the same
+    keys, so a provider that had refunded answers the same refund again.
     """
+    plan = _refund_reserve(
+        order_id=order_id,
+        amount=amount,
+        currency=currency,
+        restock=restock,
+        items=items,
+    )
+    try:
+        for planned in plan.refunds:  # no transaction, no lock: a slow provider holds nothing
+            if planned.provider is not None:
+                answer = planned.provider.refund(
+                    transaction_id=planned.charge.transaction_id,
+                    amount=planned.part,
+                    currency=planned.row.currency,
+                    idempotency_key=planned.row.idempotency_key,
+                )
+                planned.refund_id, planned.status = answer.refund_id, answer.status
+    except BaseException:
+        GatewayRefund.objects.filter(
+            pk__in=[planned.row.pk for planned in plan.refunds],
+            status=GatewayRefund.Status.PENDING,
+        ).delete()
+        raise
+    return _refund_record(plan, reason=reason, restock=restock, items=items, actor=actor)
+
+
+@transaction.atomic
+def _refund_reserve(
+    *,
+    order_id: int,
+    amount: Decimal | None,
+    currency: str,
+    restock: bool,
+    items: list[dict] | None,
+) -> _RefundPlan:
+    """Every check of a refund, under the order's lock, then its refunds written pending."""
     order = Order.objects.select_for_update().filter(pk=order_id).first()
     if order is None:
         raise not_found("order", order_id)
-    held_by = order.status
+    GatewayRefund.objects.filter(
+        order=order, status=GatewayRefund.Status.PENDING, created_at__lt=_abandoned_before()
+    ).delete()
     if currency and currency.upper() != order.currency:
         raise invalid_params(
             {"currency": [f"The order is in {order.currency}, not {currency.upper()}."]},
             code="currency_mismatch",
         )
-    refundable = money(order.amount_paid - order.amount_refunded)
+    pending = _live_refunds(order).filter(status=GatewayRefund.Status.PENDING)
+    reserved = pending.aggregate(total=Sum("amount"))["total"] or Decimal(0)
+    refundable = money(order.amount_paid - order.amount_refunded - reserved)
     if order.amount_paid <= 0:
         raise rule_broken("Nothing was paid on this order.", code="order_not_paid", status=409)
     if refundable <= 0:
@@ -757,12 +841,28 @@ def refund_create(
             {"restock": ["Stock comes back with a refund of everything left to refund."]},
             code="restock_needs_full_refund",
         )
+    if restock and items:  # a refusal calls no provider
+        order_services.restock_check(order, items)
+    # The refunds recorded and those under way: a retry after a failure (nothing recorded)
+    # numbers its refunds as the failed call did, and sends the providers the same keys.
     sequence = Payment.objects.filter(order=order, kind=PaymentKind.REFUND).count()
+    sequence += pending.count()
     left, plan = amount, []
     for charge, remaining in _charges(order):
         part = min(left, remaining)
         if part > 0:
-            plan.append((charge, part))
+            name, provider = _refund_through(charge)
+            row = GatewayRefund.objects.create(
+                order=order,
+                charge=charge,
+                status=GatewayRefund.Status.PENDING,
+                gateway=charge.method,
+                provider=name,
+                amount=part,
+                currency=order.currency,
+                idempotency_key=f"refund:{order.pk}:{sequence}:{charge.pk}:{part}",
+            )
+            plan.append(_PlannedRefund(charge, part, name, provider, row))
             left -= part
     if left > 0:  # refunds recorded by hand exceed what the charges have left
         raise rule_broken(
@@ -770,53 +870,50 @@ def refund_create(
             code="refund_exceeds_refundable",
             status=409,
         )
+    return _RefundPlan(order.pk, order.status, amount, sequence, plan)
+
+
+@transaction.atomic
+def _refund_record(
+    plan: _RefundPlan, *, reason: str, restock: bool, items: list[dict] | None, actor
+) -> RefundResult:
+    """The provider answered: the refund payments, the restock and the event, in one short
+    transaction under the order's lock."""
+    order = Order.objects.select_for_update().get(pk=plan.order_id)
     restocked_items: list[dict] = []
-    if restock and items:  # first: a refusal calls no provider; a provider error undoes it
+    if restock and items:
         done = order_services.order_items_restock(
             order_id=order.pk,
             items=items,
             actor=logged_in(actor),
             note=reason or "Refund",
-            key=f"refund:{order.pk}:{sequence}",
+            key=f"refund:{order.pk}:{plan.sequence}",
         )
         restocked_items = [{"item_id": item.pk, "quantity": units} for item, units in done.lines]
     made = []
-    for charge, part in plan:
-        name, provider = _refund_through(charge)
-        refund_id, status = "", "manual"
-        if provider is not None:
-            answer = provider.refund(
-                transaction_id=charge.transaction_id,
-                amount=part,
-                currency=order.currency,
-                idempotency_key=f"refund:{order.pk}:{sequence}:{charge.pk}:{part}",
-            )
-            refund_id, status = answer.refund_id, answer.status
+    for planned in plan.refunds:
+        status = planned.status
         payment = order_services.payment_create(
             order_id=order.pk,
             fields={
                 "kind": PaymentKind.REFUND,
                 "status": PaymentRecordStatus.COMPLETED,
-                "amount": part,
-                "method": charge.method,
-                "transaction_id": refund_id,
+                "amount": planned.part,
+                "method": planned.charge.method,
+                "transaction_id": planned.refund_id,
                 "note": (reason or "Refund") + (f" ({status})" if status != "succeeded" else ""),
             },
             actor=actor,
             full_refund_moves_status=not restocked_items,
         )
-        made.append(
-            GatewayRefund.objects.create(
-                order=order,
-                charge=charge,
-                payment=payment,
-                gateway=charge.method,
-                provider=name,
-                refund_id=refund_id,
-                amount=part,
-                currency=order.currency,
-            )
+        row = planned.row
+        row.payment, row.refund_id, row.status = (
+            payment,
+            planned.refund_id,
+            GatewayRefund.Status.DONE,
         )
+        row.save(update_fields=["payment", "refund_id", "status"])
+        made.append(row)
     if restock and not items:
         order_services.order_status_set(
             order_id=order.pk,
@@ -827,11 +924,11 @@ def refund_create(
     order.refresh_from_db()
     # every unit comes back with the move to refunded: asked (`restock`), or the refund left
     # nothing paid (the `orders` settings' fully_refunded_status)
-    released = holds_stock(held_by) and order.status == OrderStatus.REFUNDED
+    released = holds_stock(plan.held_by) and order.status == OrderStatus.REFUNDED
     restocked = bool(restocked_items) or released
     order_events.order_refunded(
         order,
-        amount=amount,
+        amount=plan.amount,
         refunds=[
             {
                 "payment_id": refund.payment_id,
