@@ -7,6 +7,7 @@ from django.contrib.auth.forms import UserChangeForm as BaseUserChangeForm
 from accounts import services
 from accounts.admin_login import AdminLoginForm
 from accounts.models import ApiKey, AppPassword, LoginLimit, User
+from common.admin import ActionsInHistory
 from common.errors import ServiceError
 
 # The admin's log-in form counts failures with the portal's and the checkout's log-ins
@@ -27,7 +28,7 @@ class UserChangeForm(BaseUserChangeForm):
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):
+class UserAdmin(ActionsInHistory, BaseUserAdmin):
     form = UserChangeForm
     add_form = UserCreationForm
     list_display = [
@@ -157,7 +158,7 @@ class AppPasswordAdmin(CreatedOnceAdmin):
 
 
 @admin.register(LoginLimit)
-class LoginLimitAdmin(admin.ModelAdmin):
+class LoginLimitAdmin(ActionsInHistory, admin.ModelAdmin):
     """Failed log-ins per e-mail address and client address; staff may lift a lock."""
 
     list_display = ["subject", "kind", "failures", "locked_until", "locks", "last_attempt_at"]

@@ -10,7 +10,7 @@ from django.db.models import Count
 from accounts.models import normalize_email
 from clients import services
 from clients.models import Client
-from common.admin import RefusalsAsMessages, add_refusal
+from common.admin import ActionsInHistory, RefusalsAsMessages, add_refusal
 from common.errors import ServiceError
 
 
@@ -45,7 +45,7 @@ class ClientChangeForm(forms.ModelForm):
 
 
 @admin.register(Client)
-class ClientAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class ClientAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     list_display = ["name", "email", "company", "owner", "licence_count", "created_at"]
     list_filter = ["owner__type"]
     search_fields = ["name", "email", "company", "owner__email"]

@@ -1,25 +1,45 @@
-"""Admin building blocks: service refusals shown as form errors or messages, the audit trail
-(read-only, and the inline that shows it on an audited row's page), and the CSV export action
-of the admin lists. Also the staff views of the background machinery: the outbox (what waits to
-be published) and the workers' heartbeats, read only (rows are written by the services and the
-beat; the one action publishes waiting rows now, as the beat's drain does when they are due)."""
+"""Admin building blocks: the site's names and its "View site" link, service refusals shown as
+form errors or messages, admin actions recorded in the admin's History (ActionsInHistory), the
+audit trail (read-only, and the inline that shows it on an audited row's page), and the CSV
+export action of the admin lists. Also the staff views of the background machinery: the outbox
+(what waits to be published) and the workers' heartbeats, read only (rows are written by the
+services and the beat; the one action publishes waiting rows now, as the beat's drain does when
+they are due)."""
 
 from __future__ import annotations
 
+import contextvars
+import functools
 from collections.abc import Sequence
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+from django.contrib.admin.utils import model_format_dict
 from django.contrib.auth import get_permission_codename
 from django.contrib.contenttypes.admin import GenericTabularInline
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.db.models.signals import post_save
 from django.http import HttpResponseRedirect
+from django.urls import reverse_lazy
 from django.utils import timezone
 from django.utils.html import format_html_join
+from django.utils.text import capfirst
 
 from common import audit, outbox
 from common.csv_export import Column, csv_response
 from common.errors import ServiceError
 from common.models import AuditEntry, OutboxMessage, WorkerHeartbeat
+
+# --- The site ------------------------------------------------------------------------------------
+
+admin.site.site_header = "Emporion"
+admin.site.site_title = "Emporion"
+admin.site.index_title = "Administration"
+# "View site": the API's documentation (the site has no home page; its other pages need the
+# token of an e-mail's link).
+admin.site.site_url = reverse_lazy("api-docs")
 
 # --- Service refusals ---------------------------------------------------------------------------
 
@@ -63,9 +83,178 @@ def for_each(modeladmin, request, ids, call, *, label: str) -> int:
     return done
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+# --- Actions in the admin's History -------------------------------------------------------------
+
+# Shown with their values in a History entry; any other changed field is named only (a text
+# field may hold a key, a token or a hash, and History is read by every member of staff who may
+# view the row).
+_VALUE_SHOWN = (
+    models.BooleanField,
+    models.IntegerField,
+    models.DecimalField,
+    models.FloatField,
+    models.DateField,
+    models.TimeField,
+    models.DurationField,
+)
+_RUNNING = "_emporion_action_running"  # request attribute: an action of ActionsInHistory runs
+
+
+class _Added:
+    """The rows of `model` saved for the first time while an action runs."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.rows: list[tuple[object, str]] = []
+
+
+_added: contextvars.ContextVar[_Added | None] = contextvars.ContextVar(
+    "admin_action_added", default=None
+)
+
+
+def _collect_added(sender, instance, created, **kwargs) -> None:
+    added = _added.get()
+    if created and added is not None and isinstance(instance, added.model):
+        added.rows.append((instance.pk, str(instance)))
+
+
+post_save.connect(_collect_added, weak=False, dispatch_uid="common.admin.actions_in_history")
+
+
+def _tracked_fields(model) -> list:
+    """The fields compared before and after an action: the stored ones but the key and the
+    `auto_now` stamps (a save that changes nothing else is no change)."""
+    return [
+        field
+        for field in model._meta.concrete_fields
+        if not field.primary_key and not getattr(field, "auto_now", False)
+    ]
+
+
+def _row_values(obj, fields) -> tuple:
+    return tuple(field.value_from_object(obj) for field in fields)
+
+
+def _shown(field, value) -> str:
+    if value is None or value == "":
+        return "—"
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    if isinstance(field, models.BooleanField):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def describe_change(fields, before: tuple, after: tuple) -> list[str]:
+    """One phrase per changed field: `Status: Pending → Cancelled` for a field whose value is
+    safe to show (a choice, a flag, a number, a date), `Token changed` for any other."""
+    phrases = []
+    for field, old, new in zip(fields, before, after, strict=True):
+        if old == new:
+            continue
+        name = capfirst(field.verbose_name)
+        if field.choices or isinstance(field, _VALUE_SHOWN):
+            phrases.append(f"{name}: {_shown(field, old)} → {_shown(field, new)}")
+        else:
+            phrases.append(f"{name} changed")
+    return phrases
+
+
+class ActionsInHistory:
+    """A ModelAdmin mixin: what an action does to the rows shows in the admin's History (each
+    row's History page and the index's "Recent actions"), as a form's save does.
+
+    Each action that may change rows (every one but the view-only exports) is run between two
+    readings of the selected rows: a row whose stored fields changed gets a "changed" entry
+    naming the action and the fields (`Mark as cancelled: Status: Pending → Cancelled`), a row
+    that is gone a "deleted" entry, and a row of the same model the action created (a copy, a
+    credit note) an "added" one. A row the action refused or left as it was gets none, so the
+    entries say what happened, whichever service did it and however (a save, a queryset
+    update). Django's own delete action is recorded the same way, after the deletion, so a row
+    whose deletion the service refused is not logged as deleted."""
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        return {
+            name: (_in_history(func, description), name, description)
+            if _may_change(func)
+            else (func, name, description)
+            for name, (func, _name, description) in actions.items()
+        }
+
+    def log_deletions(self, request, queryset):
+        if getattr(request, _RUNNING, False):
+            return []  # the action's own entries follow, for the rows really deleted
+        return super().log_deletions(request, queryset)
+
+    def log_action_result(self, request, description: str, before: dict, added: list) -> int:
+        """The History entries of an action from the rows as they were (`before`:
+        pk -> (values, text)) and the rows it created; answers how many were written."""
+        model = self.model
+        fields = _tracked_fields(model)
+        label = str(description % model_format_dict(self.opts))
+        content_type = ContentType.objects.get_for_model(model, for_concrete_model=False)
+        entries = []
+
+        def entry(pk, text: str, flag: int, message: str) -> LogEntry:
+            return LogEntry(
+                user_id=request.user.pk,
+                content_type=content_type,
+                object_id=str(pk),
+                object_repr=text[:200],
+                action_flag=flag,
+                change_message=message,
+            )
+
+        pks = list(before)
+        found = {}
+        for start in range(0, len(pks), 500):
+            for obj in model._base_manager.filter(pk__in=pks[start : start + 500]):
+                found[obj.pk] = obj
+        for pk, (values, text) in before.items():
+            obj = found.get(pk)
+            if obj is None:
+                entries.append(entry(pk, text, DELETION, f"{label}."))
+                continue
+            phrases = describe_change(fields, values, _row_values(obj, fields))
+            if phrases:
+                entries.append(entry(pk, str(obj), CHANGE, f"{label}: {'; '.join(phrases)}."))
+        entries.extend(entry(pk, text, ADDITION, f"{label}.") for pk, text in added)
+        LogEntry.objects.bulk_create(entries, batch_size=500)
+        return len(entries)
+
+
+def _may_change(func) -> bool:
+    """Every action but those only a viewer may run (the exports)."""
+    allowed = getattr(func, "allowed_permissions", None)
+    return not allowed or not set(allowed) <= {"view"}
+
+
+def _in_history(func, description: str):
+    @functools.wraps(func)
+    def run(modeladmin, request, queryset):
+        fields = _tracked_fields(modeladmin.model)
+        before = {
+            obj.pk: (_row_values(obj, fields), str(obj))
+            for obj in queryset.all().iterator(chunk_size=500)
+        }
+        added = _Added(modeladmin.model)
+        token = _added.set(added)
+        setattr(request, _RUNNING, True)
+        try:
+            return func(modeladmin, request, queryset)
+        finally:
+            setattr(request, _RUNNING, False)
+            _added.reset(token)
+            modeladmin.log_action_result(request, description, before, added.rows)
+
+    return run
+
+
+class ReadOnlyAdmin(ActionsInHistory, admin.ModelAdmin):
     """Rows written only by the services elsewhere: viewed here, never added, changed or
-    deleted."""
+    deleted (what an action of the admin does to them shows in their History)."""
 
     def has_add_permission(self, request):
         return False
@@ -164,7 +353,7 @@ def _require_overrides(cls, base, names: tuple[str, ...]) -> None:
         raise TypeError(f"{cls.__name__} must define {', '.join(missing)} (see {base.__name__})")
 
 
-class ServiceAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class ServiceAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     """A ModelAdmin whose form is a ServiceForm: adding, changing and deleting call the
     service (`create`, `update`, `remove`), never the model's save or delete."""
 

@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.db.models import Count
 
 from common.admin import (
+    ActionsInHistory,
     AuditTrailInline,
     RefusalsAsMessages,
     add_refusal,
@@ -125,7 +126,7 @@ class LicenseChangeForm(forms.ModelForm):
 
 
 @admin.register(License)
-class LicenseAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class LicenseAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     list_display = [
         "license_key",
         "product",
@@ -268,7 +269,7 @@ class LicenseAdmin(RefusalsAsMessages, admin.ModelAdmin):
 
 
 @admin.register(Activation)
-class ActivationAdmin(admin.ModelAdmin):
+class ActivationAdmin(ActionsInHistory, admin.ModelAdmin):
     list_display = ["domain", "license", "is_development", "activated_at"]
     list_filter = ["is_development"]
     search_fields = ["domain", "license__license_key", "license__owner__email"]
@@ -325,7 +326,7 @@ class PackAdmin(admin.ModelAdmin):
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
+class SubscriptionAdmin(ActionsInHistory, admin.ModelAdmin):
     list_display = [
         "__str__",
         "owner",

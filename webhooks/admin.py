@@ -6,6 +6,7 @@ portal's, filterable by scope, with the same actions."""
 
 from django.contrib import admin, messages
 
+from common.admin import ActionsInHistory
 from common.errors import ServiceError
 from webhooks import services
 from webhooks.models import Delivery, DeliveryAttempt, Webhook
@@ -20,7 +21,7 @@ class ReadOnlyMixin:
 
 
 @admin.register(Webhook)
-class WebhookAdmin(admin.ModelAdmin):
+class WebhookAdmin(ActionsInHistory, admin.ModelAdmin):
     list_display = [
         "id",
         "url",
@@ -106,7 +107,7 @@ def redeliver(modeladmin, request, queryset, *, deliveries):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class DeliveryAdmin(ActionsInHistory, ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
         "uuid",
         "event",
@@ -145,7 +146,7 @@ class DeliveryAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(DeliveryAttempt)
-class DeliveryAttemptAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class DeliveryAttemptAdmin(ActionsInHistory, ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "event",

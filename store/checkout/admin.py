@@ -8,12 +8,13 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
+from common.admin import ActionsInHistory
 from store.checkout.models import Checkout
 from store.checkout.services import expiry as services
 
 
 @admin.register(Checkout)
-class CheckoutAdmin(admin.ModelAdmin):
+class CheckoutAdmin(ActionsInHistory, admin.ModelAdmin):
     list_display = [
         "id",
         "status",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from common.admin import ServiceAdmin, ServiceForm, for_each
+from common.admin import ActionsInHistory, ServiceAdmin, ServiceForm, for_each
 from store.coupons import services
 from store.coupons.models import Coupon, CouponUse, CouponUseStatus
 
@@ -132,7 +132,7 @@ class CouponAdmin(ServiceAdmin):
 
 
 @admin.register(CouponUse)
-class CouponUseAdmin(admin.ModelAdmin):
+class CouponUseAdmin(ActionsInHistory, admin.ModelAdmin):
     list_display = [
         "coupon",
         "order_reference",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
-from common.admin import ReadOnlyAdmin, RefusalsAsMessages, for_each
+from common.admin import ActionsInHistory, ReadOnlyAdmin, RefusalsAsMessages, for_each
 from store.inventory import services
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 
@@ -26,7 +26,7 @@ WAREHOUSE_FORM_FIELDS = (
 
 
 @admin.register(Warehouse)
-class WarehouseAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class WarehouseAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     list_display = ["name", "code", "is_default", "is_active", "priority", "city", "country"]
     list_filter = ["is_active", "is_default"]
     search_fields = ["name", "code", "city"]

@@ -3,7 +3,7 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
-from common.admin import RefusalsAsMessages
+from common.admin import ActionsInHistory, RefusalsAsMessages
 from common.errors import ServiceError
 from store.media import imaging, services
 from store.media.models import MediaImage
@@ -43,7 +43,7 @@ class MediaUploadForm(forms.ModelForm):
 
 
 @admin.register(MediaImage)
-class MediaImageAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class MediaImageAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     list_display = ["preview", "__str__", "content_type", "width", "height", "size", "created_at"]
     list_display_links = ["preview", "__str__"]
     list_filter = ["content_type", "created_at"]

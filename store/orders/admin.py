@@ -2,10 +2,11 @@
 
 Everything that has a rule goes through store.orders.services: the form's changes through
 order_update (totals recalculated), status moves through actions calling order_status_set
-(with their stock effects), deletion through order_delete (stock given back first). Orders
-are created by the API and the checkout (order_create), not here. The addresses are real
-fields cleaned by the store's address rule; the order and payment pages show their history
-(common.audit); the list exports to CSV.
+(with their stock effects; each move is in the order's History: common.admin.ActionsInHistory),
+deletion through order_delete (stock given back first). Orders are created by the API and the
+checkout (order_create), not here. The addresses are real fields cleaned by the store's
+address rule; the order and payment pages show their history (common.audit); the list exports
+to CSV.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from common.admin import (
+    ActionsInHistory,
     AuditTrailInline,
     RefusalsAsMessages,
     add_refusal,
@@ -213,7 +215,7 @@ def _status_action(status: str, label: str):
 
 
 @admin.register(Order)
-class OrderAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class OrderAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     form = OrderForm
     list_display = [
         "order_number",
@@ -359,7 +361,7 @@ class OrderAdmin(RefusalsAsMessages, admin.ModelAdmin):
 
 
 @admin.register(Payment)
-class PaymentAdmin(SignedAmount, RefusalsAsMessages, admin.ModelAdmin):
+class PaymentAdmin(ActionsInHistory, SignedAmount, RefusalsAsMessages, admin.ModelAdmin):
     """Payments and refunds (recorded through the API and the checkout), with their history;
     deleting one goes through payment_delete (the order's amounts follow)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from common.admin import ReadOnlyAdmin, RefusalsAsMessages, for_each
+from common.admin import ActionsInHistory, ReadOnlyAdmin, RefusalsAsMessages, for_each
 from store.reviews import services
 from store.reviews.models import Review, ReviewStatus, ReviewVote
 
@@ -14,7 +14,7 @@ EDITABLE = ("rating", "title", "content", "status")
 
 
 @admin.register(Review)
-class ReviewAdmin(RefusalsAsMessages, admin.ModelAdmin):
+class ReviewAdmin(ActionsInHistory, RefusalsAsMessages, admin.ModelAdmin):
     list_display = [
         "product",
         "rating",

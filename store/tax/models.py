@@ -86,6 +86,7 @@ class ProductTaxClass(models.Model):
 
     class Meta:
         verbose_name = "product tax class"
+        verbose_name_plural = "product tax classes"
 
     def __str__(self) -> str:
         return f"{self.product_id}: {self.tax_class_id}"

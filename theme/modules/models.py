@@ -37,6 +37,8 @@ class RecentlyViewed(models.Model):
             ),
         ]
         ordering = ["-viewed_at", "-pk"]
+        verbose_name = "recently viewed product"
+        verbose_name_plural = "recently viewed products"
 
     def __str__(self) -> str:
         return f"{self.product_id} viewed {self.viewed_at:%Y-%m-%d %H:%M}"
@@ -214,6 +216,10 @@ class CartRecovery(models.Model):
     cart_updated_at = models.DateTimeField()
     sent_at = models.DateTimeField(default=timezone.now)
     restored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "cart recovery"
+        verbose_name_plural = "cart recoveries"
 
     def __str__(self) -> str:
         return f"Recovery of cart {self.cart_id}"
