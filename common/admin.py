@@ -511,19 +511,34 @@ class WaitingFilter(admin.SimpleListFilter):
     parameter_name = "state"
 
     def lookups(self, request, model_admin):
-        return [("waiting", "Waiting"), ("sent", "Sent")]
+        return [
+            ("waiting", "Waiting"),
+            ("sent", "Sent, not acknowledged"),
+            ("done", "Done (acknowledged)"),
+        ]
 
     def queryset(self, request, queryset):
         if self.value() == "waiting":
             return queryset.filter(sent_at__isnull=True)
         if self.value() == "sent":
-            return queryset.filter(sent_at__isnull=False)
+            return queryset.filter(sent_at__isnull=False, acked_at__isnull=True)
+        if self.value() == "done":
+            return queryset.filter(acked_at__isnull=False)
         return queryset
 
 
 @admin.register(OutboxMessage)
 class OutboxMessageAdmin(ReadOnlyAdmin):
-    list_display = ["id", "task", "due_at", "sent_at", "attempts", "last_error", "created_at"]
+    list_display = [
+        "id",
+        "task",
+        "due_at",
+        "sent_at",
+        "acked_at",
+        "attempts",
+        "last_error",
+        "created_at",
+    ]
     list_filter = [WaitingFilter, "task"]
     search_fields = ["task", "dedupe_key"]
     exclude = ["payload"]  # encrypted arguments; never shown

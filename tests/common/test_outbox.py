@@ -316,6 +316,11 @@ def test_staff_see_what_waits_without_its_arguments(staff_client):
     )
     assert listing.status_code == 200
     assert list(listing.context["cl"].result_list) == [waiting]
+    sent = OutboxMessage.objects.create(task=PING, payload=b"x", sent_at=timezone.now())
+    unacknowledged = staff_client.get(
+        reverse("admin:common_outboxmessage_changelist"), {"state": "sent"}
+    )
+    assert list(unacknowledged.context["cl"].result_list) == [sent]
     page = staff_client.get(reverse("admin:common_outboxmessage_change", args=[waiting.pk]))
     assert page.status_code == 200
     assert b"secret-token" not in page.content
