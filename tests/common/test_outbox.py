@@ -310,7 +310,9 @@ def test_staff_see_what_waits_without_its_arguments(staff_client):
     waiting = OutboxMessage.objects.create(
         task="common.send_email", payload=outbox._seal([], {"body": "secret-token"})
     )
-    OutboxMessage.objects.create(task=PING, payload=b"", sent_at=timezone.now())
+    OutboxMessage.objects.create(
+        task=PING, payload=b"", sent_at=timezone.now(), acked_at=timezone.now()
+    )
     listing = staff_client.get(
         reverse("admin:common_outboxmessage_changelist"), {"state": "waiting"}
     )
