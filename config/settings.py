@@ -863,6 +863,9 @@ CORS_ALLOW_HEADERS = (
     # MCP clients in a browser (theme.mcp): the protocol's own headers.
     "mcp-protocol-version",
     "mcp-session-id",
+    # the MCP protocol of 2026-07-28 (mcp 2.x clients) names the method and the tool too
+    "mcp-method",
+    "mcp-name",
 )
 CORS_EXPOSE_HEADERS = (
     "X-Request-ID",

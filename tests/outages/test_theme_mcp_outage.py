@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import override_settings
-from mcp.shared.exceptions import McpError
+from mcp import MCPError
 
 from tests.outages.conftest import timed
 from tests.store.orders.factories import line, make_order, stocked
@@ -20,7 +20,7 @@ from theme.mcp.models import McpDailyUsage
 from theme.mcp.services import RATE_LIMITED
 
 pytestmark = pytest.mark.django_db(transaction=True)
-SESSION_BOUND = 10.0  # initialize + 8 calls, each its own HTTP request
+SESSION_BOUND = 10.0  # connect (server/discover) + 8 calls, each its own HTTP request
 
 
 @override_settings(THEME_MCP_CALLS_PER_MINUTE=1, THEME_MCP_CALLS_PER_DAY=7)
@@ -29,7 +29,7 @@ def test_every_ability_answers_with_redis_stopped(redis_cache, url, admin_auth, 
     order = make_order(line(lamp, 1), status="processing")
     redis_cache.stop()
 
-    async def work(session):
+    async def work(client):
         calls = [
             ("search_products", {"query": "lamp"}),
             ("get_product", {"product_id": lamp.pk}),
@@ -39,17 +39,17 @@ def test_every_ability_answers_with_redis_stopped(redis_cache, url, admin_auth, 
             ("low_stock", {}),
             ("customer_summaries", {}),
         ]
-        results = {name: await session.call_tool(name, args) for name, args in calls}
-        with pytest.raises(McpError) as caught:
-            await session.call_tool("low_stock", {})
+        results = {name: await client.call_tool(name, args) for name, args in calls}
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("low_stock", {})
         return results, caught.value.error
 
     with timed() as elapsed:
         results, error = run_session(url, admin_auth, work)
     assert elapsed() < SESSION_BOUND, elapsed()
     for name, result in results.items():
-        assert not result.isError, (name, result.content)
-    assert results["get_order"].structuredContent["id"] == order.pk
+        assert not result.is_error, (name, result.content)
+    assert results["get_order"].structured_content["id"] == order.pk
     # seven calls passed a per-minute limit of one (the cache is down: not enforced) and the
     # eighth met the day's limit, counted in the database
     assert error.code == RATE_LIMITED

@@ -10,15 +10,16 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 from django.utils import timezone
-from mcp.shared.exceptions import McpError
+from mcp import MCPError
 
 from licensing.models import License, LicenseStatus, Tier
 from store.common.capabilities import MANAGE_ORDERS
+from store.orders.choices import OrderStatus
 from tests.accounts.factories import UserFactory
 from tests.fixtures.store import basic_auth, grant
 from tests.store.customers.factories import CustomerFactory
 from tests.store.orders.factories import line, make_order, stocked
-from tests.theme.mcp.conftest import call, raw_post, run_session, structured
+from tests.theme.mcp.conftest import ERAS, LEGACY, call, raw_post, run_session, structured
 from theme.mcp.api.server import ABILITIES
 from theme.mcp.models import McpDailyUsage
 from theme.mcp.redaction import REDACTED
@@ -79,34 +80,37 @@ def assert_redacted(payload) -> None:
         assert secret not in text, (secret, text[:500])
 
 
-def test_the_sdk_client_lists_every_tool(url, admin_auth):
-    async def work(session):
-        return await session.list_tools()
+@pytest.mark.parametrize("era", ERAS)
+def test_the_sdk_client_lists_every_tool(url, admin_auth, era):
+    async def work(client):
+        return client.instructions, await client.list_tools()
 
-    listed = run_session(url, admin_auth, work)
+    instructions, listed = run_session(url, admin_auth, work, era=era)
     assert {tool.name for tool in listed.tools} == TOOLS == {a.name for a in ABILITIES}
     for tool in listed.tools:
-        assert tool.annotations.readOnlyHint is True
-        assert tool.inputSchema["additionalProperties"] is False
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False
+        assert tool.input_schema["additionalProperties"] is False
+    assert "Personal data" in instructions
 
 
-def test_every_tool_answers_redacted(url, admin_auth, shop):
+@pytest.mark.parametrize("era", ERAS)
+def test_every_tool_answers_redacted(url, admin_auth, shop, era):
     lamp, order, buyer = shop["lamp"], shop["order"], shop["buyer"]
 
-    async def work(session):
+    async def work(client):
         return {
-            "search": await session.call_tool("search_products", {"query": "lamp"}),
-            "product": await session.call_tool("get_product", {"product_id": lamp.pk}),
-            "orders": await session.call_tool("list_orders", {"status": "processing"}),
-            "order": await session.call_tool("get_order", {"order_id": order.pk}),
-            "stats": await session.call_tool("store_stats", {"period": "30d"}),
-            "low": await session.call_tool("low_stock", {"limit": 5}),
-            "customers": await session.call_tool("customer_summaries", {"search": "cleo"}),
+            "search": await client.call_tool("search_products", {"query": "lamp"}),
+            "product": await client.call_tool("get_product", {"product_id": lamp.pk}),
+            "orders": await client.call_tool("list_orders", {"status": "processing"}),
+            "order": await client.call_tool("get_order", {"order_id": order.pk}),
+            "stats": await client.call_tool("store_stats", {"period": "30d"}),
+            "low": await client.call_tool("low_stock", {"limit": 5}),
+            "customers": await client.call_tool("customer_summaries", {"search": "cleo"}),
         }
 
-    results = {
-        name: structured(result) for name, result in run_session(url, admin_auth, work).items()
-    }
+    answers = run_session(url, admin_auth, work, era=era)
+    results = {name: structured(result) for name, result in answers.items()}
     assert results["search"]["total"] == 1
     assert results["search"]["products"][0]["sku"] == "LAMP-1"
     assert results["product"]["id"] == lamp.pk
@@ -131,44 +135,64 @@ def test_every_tool_answers_redacted(url, admin_auth, shop):
     assert_redacted(results)
 
 
-def test_a_missing_record_or_a_bad_argument_is_a_tool_error(url, admin_auth, licensed):
-    async def work(session):
+@pytest.mark.parametrize("era", ERAS)
+def test_a_missing_record_or_a_bad_argument_is_a_tool_error(url, admin_auth, licensed, era):
+    async def work(client):
         return [
-            await session.call_tool("get_product", {"product_id": 999999}),
-            await session.call_tool("get_order", {"order_id": 999999}),
-            await session.call_tool("get_order", {"order_id": 10**40}),
-            await session.call_tool("get_order", {"order_id": "1; DROP TABLE"}),
-            await session.call_tool("list_orders", {"status": "nope"}),
-            await session.call_tool("list_orders", {"date_from": "2026-02-31"}),
-            await session.call_tool("search_products", {"query": ""}),
-            await session.call_tool("search_products", {"query": "x" * 5000}),
-            await session.call_tool("low_stock", {"limit": -1, "extra": True}),
+            await client.call_tool("get_product", {"product_id": 999999}),
+            await client.call_tool("get_order", {"order_id": 999999}),
+            await client.call_tool("list_orders", {"date_from": "2026-02-31"}),
+            await client.call_tool("get_order", {"order_id": 10**40}),
+            await client.call_tool("get_order", {"order_id": "1; DROP TABLE"}),
+            await client.call_tool("get_order", {}),
+            await client.call_tool("list_orders", {"status": "nope"}),
+            await client.call_tool("list_orders", {"date_to": "31/12/2026"}),
+            await client.call_tool("search_products", {"query": ""}),
+            await client.call_tool("search_products", {"query": "x" * 5000}),
+            await client.call_tool("low_stock", {"extra": True}),
         ]
 
-    results = run_session(url, admin_auth, work)
+    results = run_session(url, admin_auth, work, era=era)
     for result in results:
-        assert result.isError is True, result
-        assert result.content[0].text
+        assert result.is_error is True, result
+        assert json.loads(result.content[0].text) == result.structured_content
     # the store's refusals come with the store's error body
-    assert results[0].structuredContent["code"] == "product_not_found"
-    assert results[1].structuredContent == {
+    assert results[0].structured_content["code"] == "product_not_found"
+    assert results[1].structured_content == {
         "code": "order_not_found",
         "message": "No order with id 999999.",
         "data": {"status": 404},
     }
-    assert results[5].structuredContent["data"]["params"] == {
+    assert results[2].structured_content["data"]["params"] == {
         "date_from": "Not a date (YYYY-MM-DD): 2026-02-31"
     }
+    # so do the arguments the tool's JSON schema refuses: each named, its value not echoed
+    refused = [r.structured_content for r in results[3:]]
+    assert {(e["code"], e["data"]["status"]) for e in refused} == {("invalid_param", 400)}
+    assert [e["data"]["params"] for e in refused] == [
+        {"order_id": "At most 2147483647."},
+        {"order_id": "Must be an integer."},
+        {"order_id": "This argument is required."},
+        {"status": "One of: " + ", ".join(OrderStatus.values) + "."},
+        {"date_to": "Not a date (YYYY-MM-DD)."},
+        {"query": "May not be blank."},
+        {"query": "At most 200 characters."},
+        {"extra": "Not an argument of this tool."},
+    ]
+    assert "x" * 201 not in results[-2].content[0].text
 
 
-def test_an_unknown_tool_is_a_protocol_error(url, admin_auth, licensed):
-    async def work(session):
-        with pytest.raises(McpError) as caught:
-            await session.call_tool("drop_tables", {})
+@pytest.mark.parametrize("era", ERAS)
+def test_an_unknown_tool_is_a_protocol_error(url, admin_auth, licensed, era):
+    async def work(client):
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("drop_tables", {})
         return caught.value.error
 
-    error = run_session(url, admin_auth, work)
+    error = run_session(url, admin_auth, work, era=era)
     assert error.code == -32602
+    assert error.message == "Unknown tool."
+    assert McpDailyUsage.objects.count() == 0  # not counted
 
 
 def test_without_credentials_401(url):
@@ -224,9 +248,9 @@ def test_without_the_store_licence_calls_are_refused(url, admin_auth, licensed, 
 
     gate.forget()
 
-    async def work(session):
-        with pytest.raises(McpError) as caught:
-            await session.call_tool("low_stock", {})
+    async def work(client):
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("low_stock", {})
         return caught.value.error
 
     error = run_session(url, admin_auth, work)
@@ -254,16 +278,17 @@ def mid_minute(time_machine):
 
 @override_settings(THEME_MCP_CALLS_PER_MINUTE=2, THEME_MCP_CALLS_PER_DAY=100)
 def test_over_the_minute_limit_the_protocol_error(url, admin_auth, licensed, mid_minute):
-    async def work(session):
-        first = await session.call_tool("low_stock", {})
-        second = await session.call_tool("low_stock", {})
-        with pytest.raises(McpError) as caught:
-            await session.call_tool("low_stock", {})
+    async def work(client):
+        first = await client.call_tool("low_stock", {})
+        second = await client.call_tool("low_stock", {})
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("low_stock", {})
         return first, second, caught.value.error
 
-    first, second, error = run_session(url, admin_auth, work)
-    assert not first.isError
-    assert not second.isError
+    # in the 2025 handshake era (the other tests' refusals are the default 2026 era's)
+    first, second, error = run_session(url, admin_auth, work, era=LEGACY)
+    assert not first.is_error
+    assert not second.is_error
     assert error.code == RATE_LIMITED
     assert error.data["window"] == "minute"
     assert error.data["limit"] == 2
@@ -274,11 +299,11 @@ def test_over_the_minute_limit_the_protocol_error(url, admin_auth, licensed, mid
 def test_over_the_day_limit_the_protocol_error_counted_in_the_database(
     url, admin_auth, licensed, mid_minute
 ):
-    async def work(session):
+    async def work(client):
         for _ in range(3):
-            assert not (await session.call_tool("low_stock", {})).isError
-        with pytest.raises(McpError) as caught:
-            await session.call_tool("low_stock", {})
+            assert not (await client.call_tool("low_stock", {})).is_error
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("low_stock", {})
         return caught.value.error
 
     error = run_session(url, admin_auth, work)

@@ -44,7 +44,7 @@ def test_hostile_bodies_never_500(url, admin_auth, licensed, kind):
 
 
 def test_hostile_headers_and_methods(url, admin_auth, licensed):
-    import httpx
+    import httpx2
 
     body = '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
     for headers in (
@@ -55,7 +55,7 @@ def test_hostile_headers_and_methods(url, admin_auth, licensed):
         response = raw_post(url, body, authorization=admin_auth, **headers)
         assert response.status_code < 500, (headers, response.status_code, response.text[:300])
     for method in ("GET", "DELETE", "PUT", "PATCH"):
-        response = httpx.request(method, url, headers={"Authorization": admin_auth}, timeout=30)
+        response = httpx2.request(method, url, headers={"Authorization": admin_auth}, timeout=30)
         assert response.status_code == 405, (method, response.status_code)
     oversized = '{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + "x" * 300_000 + '"}'
     assert raw_post(url, oversized, authorization=admin_auth).status_code == 413

@@ -145,6 +145,25 @@ def test_an_argument_the_schema_lets_through_but_the_tool_cannot_take(auth, capl
     assert_no_traceback(caplog, refusal="MCP tool list_orders refused: 400 invalid_param")
 
 
+def test_an_argument_the_schema_refuses_is_named_without_a_traceback(auth, caplog, monkeypatch):
+    """The tool's JSON schema is checked by the endpoint itself (the SDK's low-level server
+    does not): the refusal is the store's error body naming the argument, and the tool never
+    runs."""
+    ran = []
+    monkeypatch.setattr(selectors, "read_order", lambda **kwargs: ran.append(kwargs))
+    caplog.set_level(logging.INFO)
+    assert error_of(call(auth, "get_order", {"order_id": 0})) == {
+        "code": "invalid_param",
+        "message": "order_id: At least 1.",
+        "data": {"status": 400, "params": {"order_id": "At least 1."}},
+    }
+    assert_no_traceback(caplog, refusal="MCP tool get_order refused: 400 invalid_param")
+    caplog.clear()
+    error = error_of(call(auth, "get_order", {"order_id": 1, "verbose": True}))
+    assert error["data"]["params"] == {"verbose": "Not an argument of this tool."}
+    assert ran == []
+
+
 def test_only_a_bug_logs_a_traceback_and_its_details_stay_in_the_log(auth, caplog, monkeypatch):
     def broken(**kwargs):
         raise RuntimeError("internal detail 7f3a")

@@ -1,10 +1,17 @@
-"""The MCP server of the AI tool endpoint, on the official SDK's low-level `Server`, and the
-bridge that runs its Streamable HTTP transport for one Django request.
+"""The MCP server of the AI tool endpoint, on the official SDK's low-level `Server` (mcp 2.x),
+and the bridge that runs its Streamable HTTP transport for one Django request.
 
 Each HTTP request gets a fresh `StreamableHTTPSessionManager` in stateless mode with JSON
 responses (no session, no SSE stream): the view hands it the request as an ASGI scope and
-collects its answer, through asgiref's `async_to_sync`. Abilities read the database through
-`sync_to_async(thread_sensitive=True)`, i.e. on the request's own thread and connection.
+collects its answer, through asgiref's `async_to_sync`. The SDK serves both protocol eras on
+it: the 2025 handshake (`initialize`, then calls) and the 2026-07-28 per-request envelope
+(`server/discover`, then calls), chosen by the `MCP-Protocol-Version` header. Abilities read
+the database through `sync_to_async(thread_sensitive=True)`, i.e. on the request's own thread
+and connection.
+
+The low-level server of mcp 2.x hands `tools/call` to the handler as it came: checking the
+arguments against the tool's JSON schema and shaping a dict as a result (structured content
+and its JSON text) are this module's, as the 1.x SDK's `call_tool` decorator did them.
 """
 
 from __future__ import annotations
@@ -19,10 +26,14 @@ import anyio
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaError
+from jsonschema.exceptions import best_match
 from mcp import types
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError
 
 from common.api.errors import ApiError, to_api_error
 from store.common.capabilities import MANAGE_CUSTOMERS, MANAGE_ORDERS, MANAGE_PRODUCTS, manage
@@ -206,6 +217,16 @@ ABILITIES: tuple[Ability, ...] = (
     ),
 )
 BY_NAME = {ability.name: ability for ability in ABILITIES}
+VALIDATORS = {ability.name: Draft202012Validator(ability.input_schema) for ability in ABILITIES}
+
+_JSON_TYPES = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "object": "an object",
+    "array": "an array",
+}
 
 
 def tools() -> list[types.Tool]:
@@ -214,23 +235,75 @@ def tools() -> list[types.Tool]:
             name=a.name,
             title=a.title,
             description=a.description,
-            inputSchema=a.input_schema,
+            input_schema=a.input_schema,
             annotations=types.ToolAnnotations(
-                title=a.title, readOnlyHint=True, destructiveHint=False, openWorldHint=False
+                title=a.title, read_only_hint=True, destructive_hint=False, open_world_hint=False
             ),
         )
         for a in ABILITIES
     ]
 
 
-def _refuse(refusal: services.Refusal) -> McpError:
-    return McpError(types.ErrorData(code=refusal.code, message=refusal.message, data=refusal.data))
+def _refuse(refusal: services.Refusal) -> MCPError:
+    return MCPError(code=refusal.code, message=refusal.message, data=refusal.data)
 
 
 def _check(user, ability: Ability) -> services.Refusal | None:
     """The ability's capability and the store's licence, then the limits (a refused call
     is not counted against the day)."""
     return services.check_access(user, ability.capability) or services.count_call(user)
+
+
+def _schema_message(error: SchemaError) -> str:
+    """What a schema violation means, in the words of the store's other errors (the value
+    itself is not echoed: it may be long, or the reason it was refused)."""
+    kind, limit = error.validator, error.validator_value
+    if kind == "type":
+        return f"Must be {_JSON_TYPES.get(limit, limit)}."
+    if kind == "minimum":
+        return f"At least {limit}."
+    if kind == "maximum":
+        return f"At most {limit}."
+    if kind == "minLength":
+        return "May not be blank." if limit == 1 else f"At least {limit} characters."
+    if kind == "maxLength":
+        return f"At most {limit} characters."
+    if kind == "enum":
+        return "One of: " + ", ".join(str(choice) for choice in limit) + "."
+    if kind == "pattern":
+        if error.schema.get("format") == "date":
+            return "Not a date (YYYY-MM-DD)."
+        return f"Does not match {limit}."
+    if kind == "required":
+        return "This argument is required."
+    if kind == "additionalProperties":
+        return "Not an argument of this tool."
+    return error.message[:200]
+
+
+def schema_refusal(ability: Ability, arguments: dict) -> BadArgument | None:
+    """The first argument the tool's JSON schema refuses (named), or None."""
+    error = best_match(VALIDATORS[ability.name].iter_errors(arguments))
+    if error is None:
+        return None
+    if error.path:
+        name = str(error.path[0])
+    elif error.validator == "required":
+        name = next(p for p in error.validator_value if p not in arguments)
+    elif error.validator == "additionalProperties":
+        name = sorted(set(arguments) - set(ability.input_schema["properties"]))[0]
+    else:
+        name = "arguments"
+    return BadArgument(name, _schema_message(error))
+
+
+def tool_result(data: dict) -> types.CallToolResult:
+    """A tool's answer: the structured content, and the same as JSON text for clients that read
+    text only."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(data, indent=2))],
+        structured_content=data,
+    )
 
 
 def tool_error(error: ApiError) -> types.CallToolResult:
@@ -243,8 +316,8 @@ def tool_error(error: ApiError) -> types.CallToolResult:
     body = style.body(error)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(body, indent=2))],
-        structuredContent=body,
-        isError=True,
+        structured_content=body,
+        is_error=True,
     )
 
 
@@ -262,13 +335,16 @@ def _refusal(ability: Ability, arguments: dict, exc: Exception) -> ApiError | No
     return error
 
 
-def _run(ability: Ability, arguments: dict) -> dict | types.CallToolResult:
-    """The ability, on the request's thread. A bad argument, a missing record or another
-    refusal of the store is the tool's own error result, logged without a traceback (the
-    agent's mistake, not the service's); anything else is a bug: logged with its traceback
-    and answered without its details."""
+def _run(ability: Ability, arguments: dict) -> types.CallToolResult:
+    """The ability, on the request's thread, once its arguments pass its JSON schema. A bad
+    argument, a missing record or another refusal of the store is the tool's own error
+    result, logged without a traceback (the agent's mistake, not the service's); anything
+    else is a bug: logged with its traceback and answered without its details."""
     try:
-        return ability.run(arguments)
+        refused = schema_refusal(ability, arguments)
+        if refused is not None:
+            raise refused
+        return tool_result(ability.run(arguments))
     except Exception as exc:
         error = _refusal(ability, arguments, exc)
         if error is None:
@@ -284,15 +360,42 @@ def _run(ability: Ability, arguments: dict) -> dict | types.CallToolResult:
             "MCP tool %s refused: %s %s",
             ability.name,
             error.status,
-            result.structuredContent["code"],
+            result.structured_content["code"],
         )
         return result
 
 
+async def list_tools(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=tools())
+
+
+async def call_tool(
+    ctx: ServerRequestContext, params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    """One tool call: the guard (an unknown tool; the caller's capability, the store's
+    licence and the limits), raised as the protocol's errors, then the tool, whose own
+    refusals are results."""
+    ability = BY_NAME.get(params.name)
+    if ability is None:
+        raise MCPError(code=types.INVALID_PARAMS, message="Unknown tool.")
+    user = ctx.request.scope[USER_KEY]
+    refusal = await sync_to_async(_check, thread_sensitive=True)(user, ability)
+    if refusal is not None:
+        raise _refuse(refusal)
+    return await sync_to_async(_run, thread_sensitive=True)(ability, params.arguments or {})
+
+
+def _input_schema(name: str) -> dict | None:
+    ability = BY_NAME.get(name)
+    return ability.input_schema if ability else None
+
+
 def build_server() -> Server:
-    """The server of one request: the tools, and their guard (capability, licence, limits)
-    run before the SDK's own handler validates the arguments and calls the tool."""
-    server: Server = Server(
+    """The server: the tools and their guard. It keeps no state between requests (the caller
+    is read from each request's scope), so one serves every request."""
+    return Server(
         SERVER_NAME,
         instructions=(
             "Read-only tools over the Emporion store: products, orders, statistics, low stock "
@@ -301,38 +404,21 @@ def build_server() -> Server:
             "record or an argument the store refuses is a tool error whose structured content "
             "is the store's error body (code, message, data.status)."
         ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        # the 2026-07-28 era checks a call's Mcp-Param-* headers against the tool's schema:
+        # read from the table, not by running tools/list
+        get_tool_input_schema=_input_schema,
     )
 
-    @server.list_tools()
-    async def list_tools() -> list[types.Tool]:
-        return tools()
 
-    @server.call_tool()
-    async def call_tool(name: str, arguments: dict) -> dict | types.CallToolResult:
-        return await sync_to_async(_run, thread_sensitive=True)(BY_NAME[name], arguments)
-
-    inner = server.request_handlers[types.CallToolRequest]
-
-    async def guarded(req: types.CallToolRequest):
-        # Refusals are raised here, outside the SDK's call_tool wrapper (which turns any
-        # exception into a tool result): a refusal is the protocol's error, not a result.
-        ability = BY_NAME.get(req.params.name)
-        if ability is None:
-            raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message="Unknown tool."))
-        user = server.request_context.request.scope[USER_KEY]
-        refusal = await sync_to_async(_check, thread_sensitive=True)(user, ability)
-        if refusal is not None:
-            raise _refuse(refusal)
-        return await inner(req)
-
-    server.request_handlers[types.CallToolRequest] = guarded
-    return server
+SERVER = build_server()
 
 
 async def serve(scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """One HTTP request through the SDK's Streamable HTTP transport (stateless, JSON
     answers): (status, headers, body)."""
-    manager = StreamableHTTPSessionManager(app=build_server(), json_response=True, stateless=True)
+    manager = StreamableHTTPSessionManager(app=SERVER, json_response=True, stateless=True)
     delivered = False
     answer: dict = {"status": 500, "headers": [], "body": []}
 
