@@ -1,4 +1,4 @@
-"""Scaling out on one machine (issue 17, point 5; docs/deploy.md): two web processes on
+"""Scaling out on one machine (docs/deploy.md): two web processes on
 separate ports and two Celery workers, against one PostgreSQL and one Redis.
 
 1. Web: gunicorn processes with one worker each on two ports. Each round measures, back to

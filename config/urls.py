@@ -13,11 +13,11 @@ from store.pages import OrderReceivedPage
 
 api_v1 = [
     path("portal/", include("accounts.api.urls")),
-    # Licensing (issue 4): portal licences and clients, the public licence API.
+    # Licensing: portal licences and clients, the public licence API.
     path("portal/", include("licensing.api.urls")),
     path("portal/", include("clients.api.urls")),
     path("", include("licensing.api.public_urls")),
-    # Webhooks (issue 3).
+    # Webhooks.
     path("portal/", include("webhooks.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
@@ -42,7 +42,7 @@ urlpatterns = [
     path(f"{settings.REST_ROOT}/ec/v1/", include("erp.urls")),
     path(f"{settings.REST_ROOT}/{settings.THEME_NS}/v1/", include("theme.urls")),
     path(f"{settings.REST_ROOT}/{settings.CORE_NS}/v1/", include("debugtools.api.urls")),
-    # Store webhooks (issue 17): the store's view kernel over the webhooks app.
+    # Store webhooks: the store's view kernel over the webhooks app.
     path(f"{settings.REST_ROOT}/ec/v1/", include("integrations.store_webhooks.api.urls")),
     # Anything else under an API prefix is a JSON 404 in that namespace's style, never an
     # HTML page or a slash-appending redirect.

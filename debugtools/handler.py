@@ -1,6 +1,6 @@
 """The logging handler that records log entries in the database (config/settings.py LOGGING).
 
-Why a writer thread with its own connection (docs/decisions.md, "Debug log entries"):
+Why a writer thread with its own connection (docs/decisions/theme.md, "Core debug namespace"):
 
 - The entries that matter most are the errors of a request that then fails, and a failing
   request's transaction is rolled back. A row written on the request's connection inside its

@@ -47,7 +47,7 @@ def seed() -> list[str]:
     lines += [
         "  Try: GET /rest/ec/v1/products, /rest/ec/v1/products/facets?attr_color=blue,",
         "       /rest/ec/v1/search?q=tee, /rest/ec/v1/categories/tree",
-        "  Cart and checkout: see the README's walk-through (POST /rest/ec/v1/cart/items, ...)",
+        "  Cart and checkout: docs/api/store.md's walk-through (POST /rest/ec/v1/cart/items)",
         "  Playground: log in at /admin/ as admin@example.com, then open",
         "       /rest/ec/v1/docs/playground",
     ]

@@ -242,7 +242,7 @@ class LicenseKeyInputSerializer(serializers.Serializer):
 
 class DomainInputSerializer(LicenseKeyInputSerializer):
     domain = serializers.CharField(
-        max_length=2000, help_text="Host name or URL; normalised (see the README)."
+        max_length=2000, help_text="Host name or URL; normalised (docs/api/portal.md)."
     )
     product = serializers.SlugField(
         required=False, help_text="The product's slug: refused when the key is for another."

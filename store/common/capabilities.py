@@ -40,7 +40,7 @@ MANAGE_WEBHOOKS = manage("webhooks")
 # edit_post"), named as the spec names them (no prefix). edit_post: build page layouts (save
 # new ones and one's own, preview, render, read templates); edit_posts: every layout, whoever
 # first saved it, and the saved templates. Holding edit_posts satisfies edit_post (the
-# builder's views check it; docs/decisions.md, Page builder).
+# builder's views check it; docs/decisions/theme.md, Page builder).
 EDIT_POSTS = "edit_posts"
 EDIT_POST = "edit_post"
 

@@ -33,7 +33,7 @@ from store.common.schema import StoreAutoSchema
 
 
 def idempotency_scope(request) -> str:
-    """Whose Idempotency-Key it is (see docs/decisions.md, Idempotency).
+    """Whose Idempotency-Key it is (see docs/decisions/store-api.md, Idempotency).
 
     The account when logged in. A guest's is the cart session: its token is a 256-bit secret
     only that shopper holds, so no other guest can reach their keys or stored answers (kept

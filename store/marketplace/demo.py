@@ -1,6 +1,6 @@
 """Demo marketplace sync for `manage.py seed_demo`: the `generic` marketplace on, with a public
-demo webhook secret (a development secret, like the demo passwords), so the README's signed
-webhook walk-through works on `make run` (idempotent)."""
+demo webhook secret (a development secret, like the demo passwords), so the signed webhook
+walk-through of docs/api/store.md works on `make run` (idempotent)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,6 @@ def seed() -> list[str]:
         }
     )
     return [
-        f"  generic: on, webhook secret {DEMO_SECRET!r} (sign as in the README, Marketplace sync)",
+        f"  generic: on, webhook secret {DEMO_SECRET!r} (signed as in docs/api/store.md)",
         "  POST /rest/ec/v1/marketplace/webhook/generic; staff: GET /rest/ec/v1/marketplace/orders",
     ]

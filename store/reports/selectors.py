@@ -1,6 +1,6 @@
 """The dashboard's figures for a period and the one before it, in a fixed number of queries.
 
-What counts (docs/decisions.md, "Managers, roles and the dashboard"):
+What counts (docs/decisions/store-api.md, "Managers, roles and the dashboard"):
 - Sales are the orders in processing, shipped or completed (store.orders.choices.SALES, as the
   order stats count them), by the day they were placed (UTC), in one currency (the store's
   unless asked). Pending, on-hold, cancelled, failed and refunded orders are not sales.

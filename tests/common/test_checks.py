@@ -29,7 +29,7 @@ def deploy_ids() -> set[str]:
 
 @pytest.fixture
 def production(settings):
-    """A correct production configuration, as the README's checklist sets it."""
+    """A correct production configuration, as docs/operations.md's checklist sets it."""
     settings.DEBUG = False
     settings.SECRET_KEY = secrets.token_urlsafe(64)
     settings.SIMPLE_JWT = {**settings.SIMPLE_JWT, "SIGNING_KEY": STRONG_KEY}

@@ -102,7 +102,7 @@ def test_seed_demo_adds_shipping_tax_and_coupons_idempotently(seeded_demo, setti
 
 def test_seed_demo_turns_on_the_feeds_and_the_generic_marketplace(seeded_demo, settings, client):
     """The printed feed URL serves the generated feed; a webhook signed with the printed demo
-    secret becomes a store order (the README's walk-throughs, on `make run`)."""
+    secret becomes a store order (docs/api/store.md's walk-throughs, on `make run`)."""
     import hashlib
     import hmac
     import json

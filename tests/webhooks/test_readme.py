@@ -1,4 +1,4 @@
-"""The README's ten-line receiver works against the real sender."""
+"""The ten-line receiver of docs/api/portal.md works against the real sender."""
 
 import http.server
 import threading
@@ -16,7 +16,7 @@ PLACEHOLDER = 'b"the secret from the create answer"'
 
 
 def readme_receiver_code() -> list[str]:
-    readme = (settings.BASE_DIR / "README.md").read_text()
+    readme = (settings.BASE_DIR / "docs" / "api" / "portal.md").read_text()
     section = readme.split("## Receiving webhooks", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     return code.strip().splitlines()

@@ -1,4 +1,4 @@
-"""The README's accounting walk-through on the demo data, through the HTTP API alone: an
+"""The accounting walk-through of docs/api/erp.md on the demo data, through the HTTP API alone: an
 order's invoice is issued and its payment recorded; both appear in the trial balance (the
 receivable settled, the bank, the sales and the VAT), and the books balance."""
 
@@ -46,7 +46,7 @@ def test_an_orders_invoice_and_payment_appear_in_the_trial_balance(seeded_demo, 
     invoice = call("post", f"/invoices/from-order/{order.pk}", status=201)
     issued = call("post", f"/invoices/{invoice['id']}/issue")
     gross, vat = Decimal(issued["gross_total"]), Decimal(issued["vat_total"])
-    assert (issued["full_number"], issued["gross_total"]) == ("R-2", "28.50")  # as the README
+    assert (issued["full_number"], issued["gross_total"]) == ("R-2", "28.50")  # as docs/api/erp.md
     receivable = call("get", "/reports/accounts-receivable")
     items = [i for p in receivable["partners"] for i in p["items"]]
     assert {i["reference"]: i["amount"] for i in items}[f"order:{order.pk}"] == str(gross)

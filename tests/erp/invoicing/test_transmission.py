@@ -449,7 +449,8 @@ def test_the_task_retries_on_a_worker_then_gives_up(api, series, monkeypatch):
 @pytest.mark.sqlite_only  # the demo of `make run`: one pass
 @pytest.mark.django_db(transaction=True)
 def test_the_demo_stores_order_invoice_goes_through_the_sandbox_authority(seeded_demo, client):
-    """The README's walk-through on the demo data: order -> invoice -> issue -> transmit -> PDF."""
+    """docs/api/erp.md's walk-through on the demo data: order -> invoice -> issue -> transmit
+    -> PDF."""
 
     from django.test import TestCase
 

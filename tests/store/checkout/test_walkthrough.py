@@ -1,6 +1,6 @@
 """The issue's "done when": with the demo data, a shopper fills a cart, applies a coupon, picks
 shipping, checks out, pays with the sandbox card and reads the order-received page — the
-README's walk-through, through the HTTP API alone."""
+walk-through of docs/api/store.md, through the HTTP API alone."""
 
 import pytest
 from django.core import mail

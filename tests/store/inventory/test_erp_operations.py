@@ -1,4 +1,4 @@
-"""The ledger's ERP operations (store.inventory.services, issue 14): receive at cost, adjust,
+"""The ledger's ERP operations (store.inventory.services): receive at cost, adjust,
 transfer, stocktake, reorder settings, deactivation; the ledger and the catalog's stock fields
 stay right after any sequence of them."""
 

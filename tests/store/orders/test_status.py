@@ -25,7 +25,8 @@ def put(client, order, body, kind="status", method="patch"):
 
 
 def test_the_written_down_moves():
-    """The matrix of docs/decisions.md; a change here must change the decisions too."""
+    """The matrix of docs/decisions/store-orders-payments.md; a change here must change the
+    decisions too."""
     assert len(ALLOWED) == 39
     assert set(REFUSED) == {
         ("processing", "pending"),
