@@ -13,11 +13,12 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from common import sealed
@@ -59,6 +60,9 @@ from store.payments.providers.base import (
 from store.payments.providers.paypal import PayPalProvider
 from store.payments.providers.sandbox import SandboxProvider, sign
 from store.settings import selectors as store_settings
+
+if TYPE_CHECKING:
+    from accounts.models import User
 from store.settings import services as settings_services
 
 logger = logging.getLogger(__name__)
@@ -663,7 +667,7 @@ class RefundResult:
     order: Order
     refunds: list[GatewayRefund]
     restocked: bool
-    restocked_items: list[dict] = field(default_factory=list)  # [{item_id, quantity}]
+    restocked_items: list[dict[str, int]] = field(default_factory=list)  # [{item_id, quantity}]
 
 
 def _charges(order: Order) -> list[tuple[Payment, Decimal]]:
@@ -720,11 +724,11 @@ class _RefundPlan:
     refunds: list[_PlannedRefund]
 
 
-def _abandoned_before():
+def _abandoned_before() -> datetime:
     return timezone.now() - REFUND_RESERVATION
 
 
-def _live_refunds(order: Order):
+def _live_refunds(order: Order) -> QuerySet[GatewayRefund]:
     """The order's refunds that count: done, or pending and not abandoned."""
     return GatewayRefund.objects.filter(order=order).exclude(
         status=GatewayRefund.Status.PENDING, created_at__lt=_abandoned_before()
@@ -738,8 +742,8 @@ def refund_create(
     currency: str = "",
     reason: str = "",
     restock: bool = False,
-    items: list[dict] | None = None,
-    actor=None,
+    items: list[dict[str, int]] | None = None,
+    actor: User | None = None,
 ) -> RefundResult:
     """Refund an order, in full (no `amount`) or in part, through the gateways that took its
     payments (newest payment first); each refund is recorded as a refund payment on the
@@ -799,7 +803,7 @@ def _refund_reserve(
     amount: Decimal | None,
     currency: str,
     restock: bool,
-    items: list[dict] | None,
+    items: list[dict[str, int]] | None,
 ) -> _RefundPlan:
     """Every check of a refund, under the order's lock, then its refunds written pending."""
     order = Order.objects.select_for_update().filter(pk=order_id).first()
@@ -875,12 +879,17 @@ def _refund_reserve(
 
 @transaction.atomic
 def _refund_record(
-    plan: _RefundPlan, *, reason: str, restock: bool, items: list[dict] | None, actor
+    plan: _RefundPlan,
+    *,
+    reason: str,
+    restock: bool,
+    items: list[dict[str, int]] | None,
+    actor: User | None,
 ) -> RefundResult:
     """The provider answered: the refund payments, the restock and the event, in one short
     transaction under the order's lock."""
     order = Order.objects.select_for_update().get(pk=plan.order_id)
-    restocked_items: list[dict] = []
+    restocked_items: list[dict[str, int]] = []
     if restock and items:
         done = order_services.order_items_restock(
             order_id=order.pk,

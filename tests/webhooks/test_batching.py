@@ -142,7 +142,7 @@ def test_a_slow_receiver_gets_one_send_per_task_and_the_rest_waits_its_turn(
     [webhook] = hooks_to(receiver, ResellerFactory(), 1)
     ids = due_deliveries([webhook], 5)
     receiver.default = Reply(200, delay=0.02)
-    monkeypatch.setattr(services, "BATCH_BUDGET", dt.timedelta(seconds=0.01))
+    monkeypatch.setattr("webhooks.services.delivery.BATCH_BUDGET", dt.timedelta(seconds=0.01))
     with on_commit():
         outcomes = tasks.deliver.apply(args=(ids,)).get()
         assert outcomes == {ids[0]: "success"}  # one send took longer than the budget

@@ -39,7 +39,8 @@ def hook(receiver):
 
 @pytest.fixture
 def no_jitter(monkeypatch):
-    monkeypatch.setattr(services, "jitter_factor", lambda: 1.0)
+    monkeypatch.setattr("webhooks.services.retries.jitter_factor", lambda: 1.0)
+    monkeypatch.setattr("webhooks.services.delivery.jitter_factor", lambda: 1.0)
 
 
 # --- Emit ---------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from django.utils import timezone
 from tests.outages.conftest import redis_cache_settings, redis_server  # noqa: F401
 from tests.webhooks.factories import WebhookFactory, due_deliveries
 from tests.webhooks.receiver import Reply
-from webhooks import inflight, services, tasks
+from webhooks import inflight, tasks
 from webhooks.models import Delivery, DeliveryAttempt
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("allow_private")]
@@ -54,7 +54,8 @@ def hook(receiver):
 
 @pytest.fixture
 def no_jitter(monkeypatch):
-    monkeypatch.setattr(services, "jitter_factor", lambda: 1.0)
+    monkeypatch.setattr("webhooks.services.retries.jitter_factor", lambda: 1.0)
+    monkeypatch.setattr("webhooks.services.delivery.jitter_factor", lambda: 1.0)
 
 
 @pytest.fixture
@@ -193,7 +194,7 @@ def test_a_task_gives_its_slot_back_whatever_happens(
     def crash(claim):
         raise RuntimeError("the worker's code failed mid-send")
 
-    monkeypatch.setattr(services, "_send", crash)
+    monkeypatch.setattr("webhooks.services.delivery._send", crash)
     with pytest.raises(RuntimeError):
         tasks.deliver.apply(args=(due(hook),))
     assert inflight.in_flight(hook.pk) == 0
