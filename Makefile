@@ -31,11 +31,16 @@ install: $(VENV)/.synced
 # targets turn it on.
 DEV := DEBUG=1
 
-## run: the embedded default (SQLite, eager Celery, demo data) on 127.0.0.1:8000, DEBUG on
+# The links of `make run` (e-mails, feeds, API answers): FRONTEND_URL when set, else the address
+# it serves, http://HOST:PORT (HOST=0.0.0.0 links to 127.0.0.1).
+RUN_URL = $(or $(FRONTEND_URL),http://$(if $(filter 0.0.0.0,$(HOST)),127.0.0.1,$(HOST)):$(PORT))
+
+## run: the embedded default (SQLite, eager Celery, demo data) on 127.0.0.1:8000, DEBUG on;
+## `make run PORT=8123` serves and links on 8123; the demo logins are printed last
 run: install
-	$(DEV) $(BIN)/python manage.py migrate --noinput
-	$(DEV) $(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
-	$(DEV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(DEV) FRONTEND_URL='$(RUN_URL)' $(BIN)/python manage.py migrate --noinput
+	$(DEV) FRONTEND_URL='$(RUN_URL)' $(BIN)/python manage.py seed_demo --base-url '$(RUN_URL)'
+	$(DEV) FRONTEND_URL='$(RUN_URL)' $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## test: the whole suite on every core (pytest-xdist), in random order (the seed is printed;
 ## PYTEST_ARGS=--randomly-seed=N repeats an order), listing the 15 slowest tests;

@@ -37,6 +37,7 @@ from accounts.models import (
 from common.compiled import CompiledQuery, instance
 from common.email import send_templated_email
 from common.errors import Forbidden, NotFound, ServiceError, Unauthorized, ValidationFailed
+from common.links import absolute_url
 
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="api"'}
 API_KEY_PREFIX = "emp_"
@@ -157,7 +158,7 @@ def _mail_token(user: User, purpose: str, lifetime: timedelta, template: str, pa
         context={
             "user": user,
             "token": raw,
-            "link": f"{settings.FRONTEND_URL}/{page}?token={raw}",
+            "link": absolute_url(f"/{page}?token={raw}"),
             "lifetime": _describe(lifetime),
         },
     )

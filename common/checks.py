@@ -1,9 +1,10 @@
 """Project checks that `manage.py check --deploy` runs (tag `deploy`), beside Django's own.
 
-Errors stop a deployment that `.ci/run` and the README's production checklist would let
+Errors stop a deployment that `.ci/run` and docs/operations.md's production checklist would let
 through otherwise: tokens signed with a guessable or shared key, several web processes without a
 shared cache (rate limits and log-in locks per process), and sandbox payments that move no
-money on a production site.
+money on a production site. One check runs with every command, not only --deploy: FRONTEND_URL
+must be able to start a link (common.links).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
+
+from common.links import base_url_problem
 
 # HS256 wants a key of at least the hash's size (RFC 7518, 3.2): 256 bits. The estimate below
 # (Shannon entropy of the key's own characters, times its length) under-counts a random key, so
@@ -132,6 +135,24 @@ def sandbox_payments_in_production(app_configs, **kwargs):
     ]
 
 
+@register()
+def frontend_url_is_a_base(app_configs, **kwargs):
+    """Every link the site sends starts with FRONTEND_URL (common.links): a value that cannot
+    start a link stops every command, development ones too."""
+    problem = base_url_problem(settings.FRONTEND_URL)
+    if not problem:
+        return []
+    return [
+        Error(
+            f"FRONTEND_URL is {settings.FRONTEND_URL!r}: {problem}, and every link in e-mails, "
+            "feeds and API answers starts with it.",
+            hint="Set it to this site's public address, e.g. https://shop.example.com (a path "
+            "prefix is allowed: https://example.com/shop).",
+            id="common.E005",
+        )
+    ]
+
+
 @register(Tags.security, deploy=True)
 def frontend_url_in_production(app_configs, **kwargs):
     if settings.DEBUG:
@@ -141,8 +162,9 @@ def frontend_url_in_production(app_configs, **kwargs):
         return []
     return [
         Warning(
-            f"FRONTEND_URL is {settings.FRONTEND_URL!r}: the verification and password-reset "
-            "links in e-mails would not reach this site from a reader's mailbox.",
+            f"FRONTEND_URL is {settings.FRONTEND_URL!r}: the links in e-mails, feeds and API "
+            "answers (verification and password-reset pages, order pages, downloads, payment "
+            "pages) would not reach this site from a reader's mailbox or a customer's machine.",
             hint="Set FRONTEND_URL to the public https:// address of this site (its "
             "/verify-email and /reset-password pages) or of the front end that serves them.",
             id="common.W001",

@@ -4,7 +4,7 @@ Every variable has an embedded default so that `make run` (which sets DEBUG=1) n
 else: an SQLite file, eager Celery (no broker), local-memory cache and console e-mail. DEBUG is
 off unless set, so a process started without it is a production one: it needs SECRET_KEY and
 ALLOWED_HOSTS, and `check --deploy` (common.checks) asks for JWT_SIGNING_KEY and REDIS_URL too.
-See README.md for the full list.
+See docs/operations.md for the full list.
 """
 
 from __future__ import annotations
@@ -336,8 +336,10 @@ AUTH_PASSWORD_VALIDATORS = [
 # One-time e-mail tokens.
 EMAIL_VERIFICATION_TOKEN_HOURS = env_int("EMAIL_VERIFICATION_TOKEN_HOURS", 48, minimum=1)
 PASSWORD_RESET_TOKEN_MINUTES = env_int("PASSWORD_RESET_TOKEN_MINUTES", 60, minimum=1)
-# Links in e-mails point at the front end that calls the API with the token.
-FRONTEND_URL = env_str("FRONTEND_URL", "http://127.0.0.1:8000").rstrip("/")
+# This site's public address: every link in e-mails, feeds and API answers starts with it
+# (common.links), never with the host a request came in on. `make run` sets it from its HOST and
+# PORT; a value that cannot start a link stops every command (check common.E005).
+FRONTEND_URL = env_str("FRONTEND_URL", "http://127.0.0.1:8000").strip().rstrip("/")
 
 API_KEYS_PER_ACCOUNT = env_int("API_KEYS_PER_ACCOUNT", 20, minimum=1)
 
@@ -463,7 +465,7 @@ SPECTACULAR_SETTINGS = {
 # Licences a developer account may hold (nfr excluded); resellers and agencies are unlimited.
 LICENSE_LIMIT_DEVELOPER = env_int("LICENSE_LIMIT_DEVELOPER", 10, minimum=0)
 # Ed25519 key that signs verify answers: base64 of the 32-byte seed, or a PKCS#8 PEM. Unset: a
-# stable key derived from SECRET_KEY (see docs/decisions.md).
+# stable key derived from SECRET_KEY (see docs/decisions/licensing.md).
 LICENSE_SIGNING_KEY = env_str("LICENSE_SIGNING_KEY")
 # How long an installed copy may trust a signed verify answer offline.
 LICENSE_VERIFY_CACHE_HOURS = env_int("LICENSE_VERIFY_CACHE_HOURS", 72, minimum=0)

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 
 from common.api.schema import portal_schema
 from common.api.views import PublicPortalAPIView, validate_input
+from common.links import absolute_url
 from licensing import domains, downloads, selectors, signing
 from licensing.api import serializers as s
 from licensing.services.activation import license_activate, license_deactivate
@@ -163,10 +164,10 @@ class PublicKeyView(PublicPortalAPIView):
         return Response(signing.public_key_info())
 
 
-def _download_answer(request, *, kind, item, license, version) -> dict:
+def _download_answer(*, kind, item, license, version) -> dict:
     signed = downloads.sign_download(kind=kind, object_id=item.pk, license_id=license.pk)
     return {
-        "url": request.build_absolute_uri(signed.path),
+        "url": absolute_url(signed.path),
         "expires_at": signed.expires_at,
         "filename": item.file.name.rsplit("/", 1)[-1],
         "version": version,
@@ -228,7 +229,6 @@ class UpdateDownloadView(PublicPortalAPIView):
             license=license, domain=data["domain"], version=data.get("version")
         )
         body = _download_answer(
-            request,
             kind=downloads.KIND_RELEASE,
             item=release,
             license=license,
@@ -339,7 +339,6 @@ class ComponentDownloadView(PublicPortalAPIView):
             license=license, domain=data["domain"], slug=data["slug"]
         )
         body = _download_answer(
-            request,
             kind=downloads.KIND_COMPONENT,
             item=component,
             license=license,

@@ -290,11 +290,7 @@ class BulkRenewView(PortalAPIView):
     )
     def post(self, request):
         data = validate_input(s.RenewInputSerializer, request.data)
-        order = renewal_order_create(
-            user=request.user,
-            license_ids=data["license_ids"],
-            base_url=request.build_absolute_uri("/"),
-        )
+        order = renewal_order_create(user=request.user, license_ids=data["license_ids"])
         return Response(_order_answer(order), status=status.HTTP_201_CREATED)
 
 

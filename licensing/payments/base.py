@@ -48,7 +48,8 @@ class PaymentProvider(Protocol):
         base_url: str,
         return_url: str,
     ) -> Checkout:
-        """Open a checkout for `amount`; `base_url` is this service's public address."""
+        """Open a checkout for `amount`; `base_url` is this service's public address
+        (common.links.site_url(): FRONTEND_URL, never a request's host)."""
 
     def check_transaction(self, *, transaction_id: str) -> PaymentCheck | None:
         """The transaction's state, or None when the provider does not know it."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import secrets
 from decimal import Decimal
-from urllib.parse import urljoin
 
 from django.db import transaction
 from django.urls import reverse
@@ -36,7 +35,7 @@ class SandboxProvider:
             return_url=return_url,
         )
         path = reverse("sandbox-checkout", kwargs={"token": checkout.token})
-        return Checkout(url=urljoin(base_url, path), reference=checkout.token)
+        return Checkout(url=f"{base_url.rstrip('/')}{path}", reference=checkout.token)
 
     def check_transaction(self, *, transaction_id: str) -> PaymentCheck | None:
         checkout = SandboxCheckout.objects.filter(transaction_id=transaction_id).first()

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from accounts.models import User
 from common import audit
 from common.errors import NotFound, ServiceError, ValidationFailed
+from common.links import absolute_url, site_url
 from licensing.dates import add_years
 from licensing.keys import ALPHABET
 from licensing.models import (
@@ -40,14 +41,14 @@ def _order_code() -> str:
 
 def _return_url(provider_name: str) -> str:
     if settings.RENEWAL_RETURN_URL:
-        return settings.RENEWAL_RETURN_URL
+        return absolute_url(settings.RENEWAL_RETURN_URL)
     if provider_name == "sandbox":
         return ""
-    return f"{settings.FRONTEND_URL}/renewals/complete"
+    return absolute_url("/renewals/complete")
 
 
 def renewal_order_create(
-    *, user: User, license_ids: Iterable[int], base_url: str, now: datetime | None = None
+    *, user: User, license_ids: Iterable[int], now: datetime | None = None
 ) -> RenewalOrder:
     """Price a one-year renewal of the caller's licences among `license_ids` (others are
     skipped) into a pending order and open a checkout with the payment provider."""
@@ -92,7 +93,7 @@ def renewal_order_create(
         f"({code})",
         amount=amount,
         currency=settings.LICENSE_CURRENCY,
-        base_url=base_url,
+        base_url=site_url(),
         return_url=_return_url(provider.name),
     )
     with transaction.atomic():

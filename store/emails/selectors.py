@@ -7,6 +7,7 @@ from email.utils import formataddr, parseaddr
 from django.conf import settings
 from django.urls import reverse
 
+from common.links import absolute_url
 from store.common.errors import not_found
 from store.common.money import money_str
 from store.emails import types
@@ -126,10 +127,9 @@ def order_for_email(order_id: int) -> Order:
     return order
 
 
-def admin_url(order: Order, *, base_url: str | None = None) -> str:
+def admin_url(order: Order) -> str:
     """The order's page in the admin (the store's notice links there)."""
-    path = reverse("admin:store_orders_order_change", args=[order.pk])
-    return f"{(base_url or settings.FRONTEND_URL).rstrip('/')}{path}"
+    return absolute_url(reverse("admin:store_orders_order_change", args=[order.pk]))
 
 
 def recipient_of(order: Order) -> str:
@@ -141,12 +141,10 @@ def recipient_of(order: Order) -> str:
     return str(email)
 
 
-def order_context(
-    order: Order, *, config: dict, payment_due_at=None, base_url: str | None = None
-) -> dict:
+def order_context(order: Order, *, config: dict, payment_due_at=None) -> dict:
     """Everything an order e-mail may show, as plain data (types.ORDER_VARIABLES). Links
-    start with `base_url` (the checkout's request), else FRONTEND_URL (this site's public
-    address)."""
+    start with FRONTEND_URL (common.links: this site's public address), whichever request,
+    task or command sends the e-mail."""
     billing = _address(order.billing_address)
     customer = order.customer
     gateway = GATEWAYS.get(order.payment_method)
@@ -183,13 +181,8 @@ def order_context(
             "payment_method_title": order.payment_method_title,
             "shipping_method_title": order.shipping_method_title,
             "customer_note": order.customer_note,
-            "url": order_received_url(
-                order,
-                base_url=base_url or settings.FRONTEND_URL,
-                config=config,
-                for_person=True,
-            ),
-            "admin_url": admin_url(order, base_url=base_url),
+            "url": order_received_url(order, config=config, for_person=True),
+            "admin_url": admin_url(order),
             "billing_address": billing,
             "shipping_address": _address(order.shipping_address),
             "items": [
@@ -258,7 +251,7 @@ def sample_context(email_type: EmailType, *, config: dict) -> dict:
         return {
             "store": store,
             "account": {"name": "Ana Example", "email": "ana@example.com"},
-            "link": f"{settings.FRONTEND_URL}/verify-email?token=sample-token",
+            "link": absolute_url("/verify-email?token=sample-token"),
             "token": "sample-token",
             "lifetime": "48 hours",
         }
@@ -284,9 +277,7 @@ def sample_context(email_type: EmailType, *, config: dict) -> dict:
             "payment_method_title": "Bank transfer",
             "shipping_method_title": "Flat rate",
             "customer_note": "Please ring twice.",
-            "url": order_received_url(
-                made_up, base_url=settings.FRONTEND_URL, config=config, for_person=True
-            ),
+            "url": order_received_url(made_up, config=config, for_person=True),
             "admin_url": admin_url(made_up),
             "billing_address": dict(_SAMPLE_ADDRESS),
             "shipping_address": dict(_SAMPLE_ADDRESS),

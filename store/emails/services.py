@@ -304,7 +304,6 @@ def order_email_send(
     order: Order,
     config: dict,
     payment_due_at=None,
-    base_url: str | None = None,
     force: bool = False,
     note: str = "",
     subject_prefix: str = "",
@@ -321,9 +320,7 @@ def order_email_send(
             to = selectors.recipient_of(order)
     if not to:
         return None
-    context = selectors.order_context(
-        order, config=config, payment_due_at=payment_due_at, base_url=base_url
-    )
+    context = selectors.order_context(order, config=config, payment_due_at=payment_due_at)
     return email_send(
         email_type=email_type,
         to=to,
@@ -335,7 +332,7 @@ def order_email_send(
     )
 
 
-def order_placed_emails(*, order_id: int, payment_due_at=None, base_url: str) -> list[SentEmail]:
+def order_placed_emails(*, order_id: int, payment_due_at=None) -> list[SentEmail]:
     """The checkout placed an order: the shopper's confirmation and the store's notice."""
     config = store_settings.get_all()
     order = selectors.order_for_email(order_id)
@@ -346,7 +343,6 @@ def order_placed_emails(*, order_id: int, payment_due_at=None, base_url: str) ->
             order=order,
             config=config,
             payment_due_at=payment_due_at,
-            base_url=base_url,
         )
         if email is not None:
             sent.append(email)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.conf import settings
 from django.urls import reverse
 
+from common.links import absolute_url
 from store.feeds import services
 from store.feeds.models import Marketplace
 
@@ -32,5 +32,5 @@ def seed() -> list[str]:
             f"  {marketplace}: {feed.status}, {feed.item_count} items, "
             f"{feed.skipped_count} skipped (GET .../feeds/{marketplace}/skipped)"
         )
-        lines.append(f"    {settings.FRONTEND_URL}{path}?token={feed.token}")
+        lines.append("    " + absolute_url(f"{path}?token={feed.token}"))
     return lines

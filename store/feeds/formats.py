@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.html import strip_tags
 from stdnum import ean
 
+from common.links import absolute_url
 from store.catalog.choices import ProductType, StockStatus
 from store.catalog.models import Product, Variant
 from store.common.money import from_cents, to_cents
@@ -73,13 +74,9 @@ def gtin_valid(value: str) -> bool:
     return value.isascii() and value.isdigit() and ean.is_valid(value)
 
 
-def absolute(url: str) -> str:
-    return f"{settings.FRONTEND_URL}{url}" if url.startswith("/") else url
-
-
 def product_link(product: Product) -> str:
     path = settings.FEEDS_PRODUCT_PATH.format(slug=quote(product.slug, safe=""))
-    return absolute(path)
+    return absolute_url(path)
 
 
 class Writer:
@@ -170,9 +167,9 @@ class Skip:
 def images_of(product: Product) -> list[str]:
     urls = []
     if product.featured_image_id:
-        urls.append(absolute(product.featured_image.url))
+        urls.append(absolute_url(product.featured_image.url))
     for item in product.gallery_items.all():
-        url = absolute(item.image.url)
+        url = absolute_url(item.image.url)
         if url not in urls:
             urls.append(url)
     return urls
@@ -211,7 +208,7 @@ class GoogleFormat:
         writer.start("channel")
         name = ctx.config["general"]["store_name"]
         writer.element("title", clean(name, limit=150) or "Store")
-        writer.element("link", settings.FRONTEND_URL + "/")
+        writer.element("link", absolute_url("/"))
         writer.element("description", f"{clean(name, limit=150) or 'Store'} products")
 
     def tail(self, writer: Writer) -> None:
@@ -246,7 +243,7 @@ class GoogleFormat:
         source = variant or product
         images = images_of(product)
         if variant is not None and variant.image_id:
-            images = [absolute(variant.image.url), *images]
+            images = [absolute_url(variant.image.url), *images]
         title = clean(product.title, limit=150)
         if variant is not None:
             extra = clean(variant.title) or ", ".join(

@@ -27,6 +27,7 @@ from django.urls import reverse
 
 from common import pg_json
 from common.compiled import CompiledQuery
+from common.links import absolute_url
 from common.pg_json import IsoUtc, JsonBuildObject, entry_text
 from store.common.cache import VersionedCache
 from store.common.errors import not_found
@@ -373,18 +374,20 @@ def key_matches(order: Order, key: str | None) -> bool:
 
 
 def order_received_url(
-    order: Order, *, base_url: str, config: dict | None = None, for_person: bool = False
+    order: Order, *, config: dict | None = None, for_person: bool = False
 ) -> str:
-    """The storefront's page when the settings name one (checkout.order_received_page), else
-    the API's order-received URL (`for_person`: the server-rendered page a person reads,
-    store.pages, for the e-mails)."""
+    """The storefront's page when the settings name one (checkout.order_received_page; a path
+    is on FRONTEND_URL), else the API's order-received URL (`for_person`: the server-rendered
+    page a person reads, store.pages, for the e-mails), on FRONTEND_URL (common.links)."""
     config = config or store_settings.get_all()
     page = config["checkout"]["order_received_page"]
     if page:
-        return page.format(order_id=order.pk, order_number=order.order_number, key=order.order_key)
+        return absolute_url(
+            page.format(order_id=order.pk, order_number=order.order_number, key=order.order_key)
+        )
     route = "order-received-page" if for_person else "store-order-received"
     path = reverse(route, kwargs={"order_id": order.pk})
-    return f"{base_url.rstrip('/')}{path}?key={order.order_key}"
+    return absolute_url(f"{path}?key={order.order_key}")
 
 
 def order_received(order_id: int) -> Order | None:

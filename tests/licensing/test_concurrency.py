@@ -53,9 +53,7 @@ def test_racing_confirmations_extend_once():
     owner = UserFactory()
     license = LicenseFactory(owner=owner)
     before = license.expires_at
-    order = renewal_order_create(
-        user=owner, license_ids=[license.pk], base_url="http://testserver/"
-    )
+    order = renewal_order_create(user=owner, license_ids=[license.pk])
     checkout = sandbox_complete(token=order.provider_reference, pay=True)
     results = race(
         *[

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.utils import timezone
 
 from licensing.models import (
@@ -111,7 +112,7 @@ def test_full_sandbox_renewal(client_for, client, frozen):
     assert order["currency"] == "USD"
     assert order["provider"] == "sandbox"
     assert re.match(r"^RN-[A-Z]{10}$", order["order_code"])
-    assert order["checkout_url"].startswith("http://testserver/pay/sandbox/")
+    assert order["checkout_url"].startswith(f"{settings.FRONTEND_URL}/pay/sandbox/")
     assert order["transaction_id"] is None
     assert [(item["license_id"], item["price"]) for item in order["licenses"]] == [
         (later.pk, "50.00"),
@@ -308,7 +309,7 @@ def test_sandbox_payments_are_off_in_production(client_for, client, settings):
     assert refused.json()["code"] == "payments_not_configured"
     assert RenewalOrder.objects.count() == 1  # only the one opened before
     # The checkout page of the earlier order cannot be used to "pay" either.
-    path = opened.json()["checkout_url"].removeprefix("http://testserver")
+    path = opened.json()["checkout_url"].removeprefix(settings.FRONTEND_URL)
     assert client.get(path).status_code == 404
     assert client.post(path, {"action": "pay"}).status_code == 404
     assert SandboxCheckout.objects.get().status == "open"

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.test import Client
 
@@ -35,8 +36,8 @@ def ordered(anon, shop, django_capture_on_commit_callbacks):
 
 
 def path_of(link: str) -> str:
-    assert link.startswith("http://testserver/")
-    return link.removeprefix("http://testserver")
+    assert link.startswith(f"{settings.FRONTEND_URL}/")
+    return link.removeprefix(settings.FRONTEND_URL)
 
 
 def test_the_order_email_links_to_a_page_a_person_reads(ordered):

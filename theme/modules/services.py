@@ -17,6 +17,7 @@ from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 
+from common.links import absolute_url
 from store.cart.models import Cart, CartItem
 from store.cart.services.lines import cart_lines, upsert_line
 from store.cart.services.session import cart_for_update
@@ -420,7 +421,7 @@ def recovery_token(recovery: CartRecovery) -> str:
 
 def recovery_link(recovery: CartRecovery) -> str:
     path = reverse("theme-recover-cart", kwargs={"token": recovery_token(recovery)})
-    return f"{settings.FRONTEND_URL}{path}"
+    return absolute_url(path)
 
 
 def _abandoned(now) -> list[tuple[Cart, str]]:

@@ -15,11 +15,13 @@ from django.core import signing
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.urls import reverse
 from django.utils import timezone
 from stdnum.eu import vat as eu_vat
 from stdnum.exceptions import ValidationError as StdnumError
 
 from common.errors import ServiceError
+from common.links import absolute_url
 from store.cart.models import Cart
 from store.cart.services.session import cart_for_update
 from store.common.accounts import logged_in
@@ -306,18 +308,24 @@ def confirm_token(subscription: NewsletterSubscription) -> str:
     )
 
 
+def confirm_link(subscription: NewsletterSubscription) -> str:
+    """The confirmation e-mail's link: GET /newsletter/confirm/{token}, on FRONTEND_URL."""
+    path = reverse("theme-newsletter-confirm", kwargs={"token": confirm_token(subscription)})
+    return absolute_url(path)
+
+
 def normalize_email(email: str) -> str:
     """One row per mailbox: addresses are kept lower-cased (Reader@X and reader@x are one)."""
     return email.strip().lower()
 
 
 @transaction.atomic
-def newsletter_subscribe(*, email: str, confirm_url) -> None:
+def newsletter_subscribe(*, email: str) -> None:
     """Ask `email` to confirm its subscription. The same outcome whatever the address's
     state (no enumeration): a new or unsubscribed address becomes pending and gets the
     confirmation e-mail; a pending one gets it again at most once per
-    THEME_NEWSLETTER_RESEND_SECONDS; a confirmed one gets nothing. `confirm_url(token)` makes
-    the link. The e-mail leaves after the commit (store e-mails: a task through the outbox)."""
+    THEME_NEWSLETTER_RESEND_SECONDS; a confirmed one gets nothing. The e-mail's link is
+    confirm_link(); it leaves after the commit (store e-mails: a task through the outbox)."""
     email = normalize_email(email)
     now = timezone.now()
     try:
@@ -345,7 +353,7 @@ def newsletter_subscribe(*, email: str, confirm_url) -> None:
         context=emails.context(
             config=config,
             email=email,
-            link=confirm_url(confirm_token(subscription)),
+            link=confirm_link(subscription),
             lifetime=f"{hours} hours" if hours else "an hour",
         ),
         config=config,

@@ -141,7 +141,7 @@ class CreateAccountSerializer(serializers.Serializer):
 # --- Output --------------------------------------------------------------------------------------
 
 
-def order_ref(checkout: Checkout, *, base_url: str, config: dict) -> dict | None:
+def order_ref(checkout: Checkout, *, config: dict) -> dict | None:
     order = checkout.order
     if order is None:
         return None
@@ -153,7 +153,7 @@ def order_ref(checkout: Checkout, *, base_url: str, config: dict) -> dict | None
         "payment_status": order.payment_status,
         "total": money_str(order.total),
         "currency": order.currency,
-        "order_received_url": order_received_url(order, base_url=base_url, config=config),
+        "order_received_url": order_received_url(order, config=config),
     }
 
 
@@ -170,7 +170,7 @@ def vat_data(state, order) -> dict:
     return {"vat_number": "", "reverse_charge": False}
 
 
-def checkout_data(checkout: Checkout, *, state, base_url: str, config: dict) -> dict:
+def checkout_data(checkout: Checkout, *, state, config: dict) -> dict:
     """The checkout; `state` is its cart priced (None once the order is placed)."""
     gateway = GATEWAYS.get(checkout.payment_method)
     now = timezone.now()
@@ -199,7 +199,7 @@ def checkout_data(checkout: Checkout, *, state, base_url: str, config: dict) -> 
             "minutes": config["checkout"]["hold_minutes"],
         },
         "cart": cart_data(state) if state is not None else None,
-        "order": order_ref(checkout, base_url=base_url, config=config),
+        "order": order_ref(checkout, config=config),
         "payment": {
             "due_at": iso(checkout.payment_due_at),
             "attempts": checkout.payment_attempts,
@@ -211,7 +211,7 @@ def checkout_data(checkout: Checkout, *, state, base_url: str, config: dict) -> 
     }
 
 
-def validation_data(result: Validation, *, state, base_url: str, config: dict) -> dict:
+def validation_data(result: Validation, *, state, config: dict) -> dict:
     return {
         "valid": result.valid,
         "problems": [
@@ -219,11 +219,11 @@ def validation_data(result: Validation, *, state, base_url: str, config: dict) -
             for p in result.problems
         ],
         "notices": result.notices,
-        "checkout": checkout_data(result.checkout, state=state, base_url=base_url, config=config),
+        "checkout": checkout_data(result.checkout, state=state, config=config),
     }
 
 
-def completion_data(checkout: Checkout, *, base_url: str, config: dict) -> dict:
+def completion_data(checkout: Checkout, *, config: dict) -> dict:
     order = checkout.order
     gateway = GATEWAYS.get(order.payment_method)
     paid = order.payment_status == PaymentStatus.PAID
@@ -237,7 +237,7 @@ def completion_data(checkout: Checkout, *, base_url: str, config: dict) -> dict:
         "order_id": order.pk,
         "order_number": order.order_number,
         "order_key": order.order_key,
-        "order_received_url": order_received_url(order, base_url=base_url, config=config),
+        "order_received_url": order_received_url(order, config=config),
         "status": order.status,
         "payment_status": order.payment_status,
         "total": money_str(order.total),

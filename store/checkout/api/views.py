@@ -58,9 +58,6 @@ class CheckoutSessionView(CartSessionView):
     openapi_tag = TAG
     parser_classes = [JSONParser]
 
-    def base_url(self, request) -> str:
-        return request.build_absolute_uri("/")
-
     def shopper(self, request) -> dict:
         """The cart session and the client address (the hoarding limit counts by both)."""
         return {**self.session(request), "address": client_address(request)}
@@ -70,9 +67,7 @@ class CheckoutSessionView(CartSessionView):
         state = None
         if checkout.status in EDITABLE and checkout.cart is not None:
             state = cart_state(checkout.cart)
-        return s.checkout_data(
-            checkout, state=state, base_url=self.base_url(request), config=config
-        )
+        return s.checkout_data(checkout, state=state, config=config)
 
     def checkout_answer(self, request, checkout: Checkout, *, status: int = 200):
         config = store_settings.get_all()
@@ -199,9 +194,7 @@ class CheckoutValidateView(CheckoutSessionView):
         checkout = Checkout.objects.select_related("order", "cart").get(pk=result.checkout.pk)
         state = cart_state(checkout.cart) if checkout.cart is not None else None
         result.checkout = checkout
-        body = s.validation_data(
-            result, state=state, base_url=self.base_url(request), config=config
-        )
+        body = s.validation_data(result, state=state, config=config)
         return self.answer(request, checkout.cart, body)
 
 
@@ -250,12 +243,9 @@ class CheckoutCompleteView(CheckoutSessionView):
             payment_method=body.get("payment_method") or None,
             payment_data=body.get("payment_data"),
             expected_total=body.get("expected_total"),
-            base_url=self.base_url(request),
         )
         checkout = Checkout.objects.select_related("order", "cart").get(pk=checkout.pk)
-        data = s.completion_data(
-            checkout, base_url=self.base_url(request), config=store_settings.get_all()
-        )
+        data = s.completion_data(checkout, config=store_settings.get_all())
         return self.answer(request, checkout.cart, data)
 
 

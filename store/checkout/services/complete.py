@@ -136,7 +136,6 @@ def _place(
     gateway: Gateway | None,
     config: dict,
     now: datetime,
-    base_url: str,
 ) -> Order:
     """Turn the checkout's holds into an order (the cart and the checkout are locked, the
     holds just taken afresh)."""
@@ -181,7 +180,7 @@ def _place(
         minutes = config["checkout"]["unpaid_order_hold_minutes"]
         checkout.payment_due_at = now + timedelta(minutes=minutes)
     else:
-        _completed(checkout, order, gateway, config=config, now=now, base_url=base_url)
+        _completed(checkout, order, gateway, config=config, now=now)
     return order
 
 
@@ -192,7 +191,6 @@ def _completed(
     *,
     config: dict,
     now: datetime,
-    base_url: str,
     paid: bool = False,
 ) -> None:
     checkout.status = CheckoutStatus.COMPLETED
@@ -200,15 +198,13 @@ def _completed(
     checkout.payment_error = {}
     hold = None if paid or gateway is None else gateway.unpaid_hold(config)
     checkout.payment_due_at = now + hold if hold else None
-    send_order_emails(checkout=checkout, order=order, config=config, base_url=base_url)
+    send_order_emails(checkout=checkout, order=order, config=config)
 
 
-def send_order_emails(*, checkout: Checkout, order: Order, config: dict, base_url: str) -> None:
+def send_order_emails(*, checkout: Checkout, order: Order, config: dict) -> None:
     """The shopper's confirmation and the store's new-order notice (store.emails: its
     templates, recorded, sent by Celery on commit)."""
-    email_services.order_placed_emails(
-        order_id=order.pk, payment_due_at=checkout.payment_due_at, base_url=base_url
-    )
+    email_services.order_placed_emails(order_id=order.pk, payment_due_at=checkout.payment_due_at)
 
 
 def _card(gateway: Gateway | None, payment_data) -> Card | None:
@@ -225,7 +221,6 @@ def checkout_complete(
     payment_method: str | None = None,
     payment_data=None,
     expected_total: Decimal | None = None,
-    base_url: str,
     address: str = "",
 ) -> Checkout:
     """Place the checkout's order and take its payment (see the module's description).
@@ -280,7 +275,6 @@ def checkout_complete(
                     expected_total=expected_total,
                     config=config,
                     now=now,
-                    base_url=base_url,
                 )
         else:  # awaiting payment: pay the placed order (another card, or another method)
             if payment_method:
@@ -290,15 +284,13 @@ def checkout_complete(
             )
             card = _card(gateway, payment_data)
             if not gateway.pays_at_checkout:
-                _switch_offline(checkout, gateway, config=config, now=now, base_url=base_url)
+                _switch_offline(checkout, gateway, config=config, now=now)
         checkout.save()
         if changed is None and checkout.status == CheckoutStatus.COMPLETED:
             return checkout
     if changed is not None:
         raise changed
-    return _pay_by_card(
-        checkout_id=checkout.pk, gateway=gateway, card=card, config=config, base_url=base_url
-    )
+    return _pay_by_card(checkout_id=checkout.pk, gateway=gateway, card=card, config=config)
 
 
 def _place_checked(
@@ -310,7 +302,6 @@ def _place_checked(
     expected_total: Decimal | None,
     config: dict,
     now: datetime,
-    base_url: str,
 ) -> tuple[Card | None, Gateway | None]:
     """Every check of complete, then the order; answers the card to charge and its gateway."""
     check_fields(checkout, state, config)
@@ -330,14 +321,11 @@ def _place_checked(
         gateway=gateway,
         config=config,
         now=now,
-        base_url=base_url,
     )
     return card, gateway
 
 
-def _switch_offline(
-    checkout: Checkout, gateway: Gateway, *, config: dict, now: datetime, base_url: str
-) -> None:
+def _switch_offline(checkout: Checkout, gateway: Gateway, *, config: dict, now: datetime) -> None:
     """An order whose card payment failed is to be paid offline after all."""
     order = _payable_order(checkout)
     order_services.order_update(
@@ -354,7 +342,7 @@ def _switch_offline(
         source=CHECKOUT_SOURCE,
     )
     order.refresh_from_db()
-    _completed(checkout, order, gateway, config=config, now=now, base_url=base_url)
+    _completed(checkout, order, gateway, config=config, now=now)
 
 
 def _order_limits(checkout: Checkout, config: dict) -> dict:
@@ -384,9 +372,7 @@ def _payable_order(checkout: Checkout) -> Order:
     return order
 
 
-def _pay_by_card(
-    *, checkout_id: int, gateway: Gateway, card: Card, config: dict, base_url: str
-) -> Checkout:
+def _pay_by_card(*, checkout_id: int, gateway: Gateway, card: Card, config: dict) -> Checkout:
     charge: Charge | None = None
     try:
         with transaction.atomic():
@@ -401,9 +387,7 @@ def _pay_by_card(
             order = _payable_order(checkout)
             now = timezone.now()
             if order.payment_status == PaymentStatus.PAID:  # recorded meanwhile (staff)
-                _completed(
-                    checkout, order, gateway, config=config, now=now, base_url=base_url, paid=True
-                )
+                _completed(checkout, order, gateway, config=config, now=now, paid=True)
                 checkout.save()
                 return checkout
             due = order.total - (order.amount_paid - order.amount_refunded)
@@ -441,9 +425,7 @@ def _pay_by_card(
                     actor=checkout.user,
                     source=CHECKOUT_SOURCE,
                 )
-                _completed(
-                    checkout, order, gateway, config=config, now=now, base_url=base_url, paid=True
-                )
+                _completed(checkout, order, gateway, config=config, now=now, paid=True)
             else:
                 checkout.payment_error = {
                     "code": charge.decline_code,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.urls import reverse
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
+from common.links import absolute_url
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
 from store.common.pagination import MetaSerializer
@@ -142,7 +142,7 @@ FORMAT_NAMES = {
 
 def feed_url(feed: Feed) -> str:
     path = reverse("store-feed-xml", kwargs={"marketplace": feed.marketplace})
-    return f"{settings.FRONTEND_URL}{path}?token={feed.token}"
+    return absolute_url(f"{path}?token={feed.token}")
 
 
 def feed_data(feed: Feed, file: FeedFile | None) -> dict:

@@ -4,6 +4,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.utils import timezone
 
@@ -74,7 +75,7 @@ def test_a_card_payment_places_a_paid_order(anon, shop, mails):
         "order_id": order.pk,
         "order_number": order.order_number,
         "order_key": order.order_key,
-        "order_received_url": f"http://testserver{API}/order-received/{order.pk}"
+        "order_received_url": f"{settings.FRONTEND_URL}{API}/order-received/{order.pk}"
         f"?key={order.order_key}",
         "status": "processing",
         "payment_status": "paid",
@@ -152,13 +153,13 @@ def test_a_card_payment_places_a_paid_order(anon, shop, mails):
     assert "2 x Lamp (LAMP)" in message.body
     assert "Total: 65.72 EUR" in message.body
     # It links to the page a person reads (tests/store/test_pages.py follows the link).
-    assert f"http://testserver/order-received/{order.pk}?key={order.order_key}" in message.body
+    assert f"{settings.FRONTEND_URL}/order-received/{order.pk}?key={order.order_key}" in message.body
 
 
 def test_the_order_received_page_answers_with_the_key(anon, shop):
     body = started(anon, shop)
     answer = complete(anon, body["id"]).json()
-    response = anon.get(answer["order_received_url"].removeprefix("http://testserver"))
+    response = anon.get(answer["order_received_url"].removeprefix(settings.FRONTEND_URL))
     assert response.status_code == 200
     page = response.json()
     assert (page["order_number"], page["total"], page["payment_status"]) == (

@@ -3,6 +3,7 @@ shipping, checks out, pays with the sandbox card and reads the order-received pa
 walk-through of docs/api/store.md, through the HTTP API alone."""
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from rest_framework.test import APIClient
 
@@ -61,7 +62,7 @@ def test_the_readme_walk_through(seeded_demo, django_capture_on_commit_callbacks
         "paid",
         "53.57",
     )
-    page = shopper.get(done["order_received_url"].removeprefix("http://testserver")).json()
+    page = shopper.get(done["order_received_url"].removeprefix(settings.FRONTEND_URL)).json()
     assert (page["order_number"], page["payment_status"]) == (done["order_number"], "paid")
     assert page["coupons"] == [{"code": "WELCOME10", "discount": "4.80", "discount_tax": "1.15"}]
     assert [(i["title"], i["quantity"]) for i in page["items"]] == [("Canvas Tote Bag", 2)]

@@ -14,7 +14,6 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
@@ -361,12 +360,7 @@ class NewsletterSubscribeView(ThemeView):
     )
     def post(self, request):
         body = validate_body(s.NewsletterSubscribeSerializer, request.data)
-        services.newsletter_subscribe(
-            email=body["email"],
-            confirm_url=lambda token: request.build_absolute_uri(
-                reverse("theme-newsletter-confirm", kwargs={"token": token})
-            ),
-        )
+        services.newsletter_subscribe(email=body["email"])
         return Response(NEWSLETTER_ANSWER, status=202)
 
 

@@ -7,6 +7,7 @@ import shlex
 
 from django.core.management.base import BaseCommand, CommandError
 
+from common import links
 from common.errors import ServiceError
 from store.payments import services
 from store.payments.gateways import ONLINE
@@ -22,7 +23,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--type", default="payment.succeeded", help="payment.succeeded | payment.failed"
         )
-        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+        parser.add_argument(
+            "--base-url", default=None, help="The site to post to (default: FRONTEND_URL)."
+        )
 
     def handle(self, *args, **options):
         gateway = options["gateway"]
@@ -33,7 +36,8 @@ class Command(BaseCommand):
         except ServiceError as exc:
             raise CommandError(str(exc)) from exc
         route = "payment/callback" if gateway == "bank_redirect" else "webhooks/payment"
-        url = f"{options['base_url'].rstrip('/')}/rest/ec/v1/{route}/{gateway}"
+        base = (options["base_url"] or links.site_url()).rstrip("/")
+        url = f"{base}/rest/ec/v1/{route}/{gateway}"
         self.stdout.write(
             "curl -sS -X POST -H 'Content-Type: application/json' "
             f"-H {shlex.quote(f'{SIGNATURE_HEADER}: {header}')} "
