@@ -7,6 +7,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
+from common.api.examples import examples_for
 from common.api.fields import BIGINT_MAX
 
 
@@ -97,6 +98,12 @@ class ApiSchemaMixin:
                 schema.setdefault("minimum", 1)
                 schema.setdefault("maximum", BIGINT_MAX)
         return parameters
+
+    def _get_examples(self, serializer, direction, media_type, status_code=None, extras=None):
+        """The view's own examples, and the recorded exchange's (common.api.examples)."""
+        examples = super()._get_examples(serializer, direction, media_type, status_code, extras)
+        recorded = examples_for(self.get_operation_id(), direction, media_type, status_code)
+        return {**recorded, **examples}
 
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)

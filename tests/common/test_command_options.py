@@ -45,6 +45,10 @@ ORDERS = {
         ["--enqueue", "google", "-v", "0", "skroutz"],
         ["-v", "0", "google", "--enqueue", "skroutz"],
     ],
+    "record_api_examples": [
+        ["--only", "portal", "store", "--operation", "a", "-v", "0"],
+        ["-v", "0", "--operation", "a", "--only", "portal", "store"],
+    ],
     "payment_sandbox_event": [
         ["stripe", "pi_1", "--type", "payment.failed", "--base-url", "http://x.test"],
         ["--type", "payment.failed", "stripe", "--base-url", "http://x.test", "pi_1"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from common.api.examples import add_examples
 from store.common.schema import namespace_endpoints
 
 MCP_PATH = "/mcp"
@@ -139,6 +140,8 @@ def mcp_operation() -> dict:
 
 def add_mcp_operation(result, generator, request, public):
     """POSTPROCESSING_HOOKS: the AI tool endpoint's operation and its bodies."""
-    result.setdefault("paths", {})[MCP_PATH] = mcp_operation()
+    operation = mcp_operation()
+    add_examples(operation["post"], "theme")  # the recorded exchange (common.api.examples)
+    result.setdefault("paths", {})[MCP_PATH] = operation
     result.setdefault("components", {}).setdefault("schemas", {}).update(MCP_SCHEMAS)
     return result
