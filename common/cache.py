@@ -4,7 +4,7 @@
 answers a miss (its default), a write is dropped, and the failure is logged at WARNING by the
 circuit breaker, which then skips Redis for a few seconds (common.breaker) so that a dead or
 frozen Redis costs one socket timeout per cooldown per process, not one per call. The socket
-timeouts themselves come from OPTIONS (config/settings.py: well under a second).
+timeouts themselves come from OPTIONS (config/settings/cache_and_celery.py: well under a second).
 
 `incr`/`decr` and `count_in_window` have no neutral answer: on an outage they raise
 CacheUnavailable, which callers that count (the throttles) handle. Every other caller sees an

@@ -1,5 +1,5 @@
-"""The database settings that do not depend on Django being set up (config/settings.py reads
-them before it is)."""
+"""The database settings that do not depend on Django being set up
+(config/settings/database.py reads them before it is)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The one log format of every process: the web (config/settings.py LOGGING), gunicorn's access
-and error logs (common.logging_gunicorn), the Celery worker and its beat (below).
+"""The one log format of every process: the web (LOGGING in config/settings/observability.py),
+gunicorn's access and error logs (common.logging_gunicorn), the Celery worker and its beat
+(below).
 
 A line is a JSON object (python-json-logger) with `time`, `level`, `logger`, `message` and
 `request_id` (common.observability), plus the record's extra fields; LOG_FORMAT=plain (the

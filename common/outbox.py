@@ -4,10 +4,10 @@
 transaction (the same one as the business write), and once that transaction commits tries to
 publish the task and marks the row sent. A rolled-back transaction leaves no row and sends
 nothing. A broker that is down or frozen fails the publish quickly (short socket timeouts, one
-retry, config/settings.py) and trips a circuit breaker, so later publishes skip it for a few
-seconds instead of waiting again; the row waits, and the beat's `common.drain_outbox` task
-(every 10 s) publishes what is due once the broker is back. A request never fails or hangs
-because the broker does.
+retry, config/settings/cache_and_celery.py) and trips a circuit breaker, so later publishes
+skip it for a few seconds instead of waiting again; the row waits, and the beat's
+`common.drain_outbox` task (every 10 s) publishes what is due once the broker is back. A request
+never fails or hangs because the broker does.
 
 Tasks are named, not imported: services do not import their app's tasks module (which imports
 them), so there is no import circle between the two.

@@ -1,4 +1,5 @@
-"""The logging handler that records log entries in the database (config/settings.py LOGGING).
+"""The logging handler that records log entries in the database (LOGGING in
+config/settings/observability.py).
 
 Why a writer thread with its own connection (docs/decisions/theme.md, "Core debug namespace"):
 

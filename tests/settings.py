@@ -1,6 +1,6 @@
 """Settings of the test run: the development configuration, as `make run` has it.
 
-DEBUG is off unless set (config/settings.py), and without DEBUG the settings ask for a real
+DEBUG is off unless set (config/settings/base.py), and without DEBUG the settings ask for a real
 SECRET_KEY and turn on the HTTPS redirect and secure cookies. The suite runs against the
 development configuration instead, whatever the shell exports (`make test`, a plain
 `.venv/bin/pytest`, CI's second pass), so it sets DEBUG=1 for this process before the project's

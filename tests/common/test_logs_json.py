@@ -53,7 +53,8 @@ def note(*, to: list[str]) -> None:
 @contextmanager
 def json_lines(*names: str):
     """The lines logged on `names` while inside, as the web's handler writes them: the
-    project's JSON formatter and the request id filter (config/settings.py LOGGING)."""
+    project's JSON formatter and the request id filter (LOGGING in
+    config/settings/observability.py)."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(logging_json.JsonFormatter())

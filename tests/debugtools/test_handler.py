@@ -1,7 +1,7 @@
-"""The logging handler (config/settings.py LOGGING): what it records, and that it never raises,
-never blocks its caller, never recurses and survives a rolled-back request and a database
-that is down. The writer thread writes on its own connection, so these tests commit (their
-rows are visible to it, and its rows to them)."""
+"""The logging handler (LOGGING in config/settings/observability.py): what it records, and that
+it never raises, never blocks its caller, never recurses and survives a rolled-back request and
+a database that is down. The writer thread writes on its own connection, so these tests commit
+(their rows are visible to it, and its rows to them)."""
 
 from __future__ import annotations
 

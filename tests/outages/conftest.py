@@ -110,7 +110,7 @@ def redis_server():
 
 
 def redis_cache_settings(url: str) -> dict:
-    """The production cache configuration (config/settings.py), at `url`."""
+    """The production cache configuration (config/settings/cache_and_celery.py), at `url`."""
     return {
         "default": {
             "BACKEND": "common.cache.ResilientRedisCache",

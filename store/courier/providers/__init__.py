@@ -10,7 +10,7 @@ from store.courier.providers.sandbox import SandboxCourier
 PROVIDERS: dict[str, type[CourierProvider]] = {
     cls.name: cls for cls in (SandboxCourier, ACSCourier)
 }
-# The couriers' names, as the OpenAPI's CourierProviderEnum (config/settings.py).
+# The couriers' names, as the OpenAPI's CourierProviderEnum (config/settings/api.py).
 PROVIDER_NAMES = tuple(PROVIDERS)
 
 
