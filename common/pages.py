@@ -1,7 +1,10 @@
 """Server-rendered pages (the account pages e-mails link to, the order-received page).
 
 They share the API's rate limits (the same scope counts the same client whichever door it
-uses), are never stored by a cache (their links carry secrets) and send no Referer onwards.
+uses) and are never stored by a cache (their links carry secrets). Their Referrer-Policy is
+`same-origin`: the address with its token goes to no other site, while the page's own forms
+post with the site's Origin and Referer, which CSRF checks (under `no-referrer` a browser posts
+`Origin: null`, and CSRF refuses the form).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ def page(
     response = render(request, template, context, status=status)
     if retry_after:
         response["Retry-After"] = str(retry_after)
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "same-origin"
     add_never_cache_headers(response)
     return response
 

@@ -40,6 +40,13 @@ def form_of(response) -> dict:
     return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html))
 
 
+def referrer_meta(response) -> str | None:
+    """The policy of the page's `<meta name="referrer">`, which a browser applies over the
+    Referrer-Policy header; None without one."""
+    found = re.search(r'<meta name="referrer" content="([^"]*)"', response.content.decode())
+    return found[1] if found else None
+
+
 def log_in(email: str, password: str) -> int:
     return (
         Client()
@@ -64,7 +71,8 @@ def test_the_verification_link_opens_a_page_that_verifies(sent):
     page = browser.get(link)
     assert page.status_code == 200
     assert "no-store" in page["Cache-Control"]
-    assert page["Referrer-Policy"] == "no-referrer"
+    assert page["Referrer-Policy"] == "same-origin"
+    assert referrer_meta(page) in (None, "same-origin")  # a <meta> would override the header
     assert "Verify my e-mail address" in page.content.decode()
     assert not User.objects.get(email="new@example.com").email_verified  # opening is not enough
 
@@ -151,3 +159,59 @@ def test_the_reset_page_refuses_an_unknown_token_and_a_forged_post():
     assert forged.status_code == 403
     user.refresh_from_db()
     assert user.check_password(PASSWORD)
+
+
+# --- The Origin a browser sends ---------------------------------------------------------------
+#
+# A browser posts a page's form with the page's Origin and address (Referer) when the page's
+# Referrer-Policy is same-origin, and with `Origin: null` and no Referer under no-referrer, which
+# CSRF refuses whatever the token. tests/browser follows the same forms in Chromium; these pin
+# the rule without a browser.
+
+
+def test_the_verification_form_takes_the_sites_origin_and_refuses_origin_null(sent):
+    link = sent("register", {"email": "new@example.com", "password": PASSWORD, "name": "N"})
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(link)
+    path = link.split("?")[0]
+
+    refused = browser.post(path, form_of(page), HTTP_ORIGIN="null")
+    assert refused.status_code == 403
+    assert not User.objects.get(email="new@example.com").email_verified
+    elsewhere = browser.post(
+        path,
+        form_of(page),
+        HTTP_ORIGIN="https://evil.example",
+        HTTP_REFERER="https://evil.example/",
+    )
+    assert elsewhere.status_code == 403
+    assert not User.objects.get(email="new@example.com").email_verified
+
+    done = browser.post(
+        path,
+        form_of(page),
+        HTTP_ORIGIN="http://testserver",
+        HTTP_REFERER=f"http://testserver{link}",
+    )
+    assert done.status_code == 200
+    assert User.objects.get(email="new@example.com").email_verified
+
+
+def test_the_reset_form_takes_the_sites_origin_and_refuses_origin_null(sent):
+    UserFactory(email="dev@example.com")
+    link = sent("forgot-password", {"email": "dev@example.com"})
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(link)
+    body = {**form_of(page), "password": NEW_PASSWORD, "password_again": NEW_PASSWORD}
+    path = link.split("?")[0]
+
+    refused = browser.post(path, body, HTTP_ORIGIN="null")
+    assert refused.status_code == 403
+    assert log_in("dev@example.com", PASSWORD) == 200  # unchanged
+
+    done = browser.post(
+        path, body, HTTP_ORIGIN="http://testserver", HTTP_REFERER=f"http://testserver{link}"
+    )
+    assert done.status_code == 200
+    assert "Your password is changed." in done.content.decode()
+    assert log_in("dev@example.com", NEW_PASSWORD) == 200
