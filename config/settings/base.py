@@ -39,7 +39,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework_simplejwt.token_blacklist",
-    "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "common",
