@@ -80,6 +80,12 @@ bench: install
 imports: install
 	$(BIN)/lint-imports --no-cache
 
+.PHONY: walkthroughs
+## walkthroughs: every `sh run` block of README.md and docs/, verbatim, against a fresh
+## `make run` server (its own database); ONLY=docs/api/store.md:58 runs one
+walkthroughs: install
+	$(BIN)/python .ci/walkthroughs.py $(foreach o,$(ONLY),--only $(o))
+
 .PHONY: typecheck
 ## typecheck: mypy (django-stubs), strict on the kernels and every services and selectors
 ## module; the modules still excused are in .ci/mypy-baseline.txt, which may only shrink
