@@ -1,10 +1,10 @@
 """The ERP's business-event signals, for ERP apps that must not import each other.
 
-A sender (erp.invoicing, erp.purchasing) calls `send_after_commit` inside the transaction of
-the change: the signal goes out once that transaction commits (never for a rolled-back one),
-with one keyword argument `event`, a dict of plain JSON values (ids, ISO dates, decimal
-strings), so that a listener needs none of the sender's models. Receivers run through
-`send_robust`: a receiver that fails is logged and never fails the sender's request.
+A sender (erp.invoicing, erp.purchasing) calls `send_after_commit` (common.events) inside the
+transaction of the change: the signal goes out once that transaction commits (never for a
+rolled-back one), with one keyword argument `event`, a dict of plain JSON values (ids, ISO
+dates, decimal strings), so that a listener needs none of the sender's models. Receivers run
+through `send_robust`: a receiver that fails is logged and never fails the sender's request.
 
 - `invoice_issued`: an invoice or a credit note was issued (numbered). `event`: invoice_id,
   number, is_credit, corrects_id, date, currency, net_total, vat_total, gross_total,
@@ -18,25 +18,11 @@ strings), so that a listener needs none of the sender's models. Receivers run th
 
 from __future__ import annotations
 
-import logging
-
-from django.db import transaction
 from django.dispatch import Signal
 
-logger = logging.getLogger(__name__)
+from common.events import send_after_commit
+
+__all__ = ["goods_received", "invoice_issued", "send_after_commit"]
 
 invoice_issued = Signal()
 goods_received = Signal()
-
-
-def send_after_commit(signal: Signal, *, sender, event: dict) -> None:
-    """Send `signal` with `event` once the current transaction commits."""
-
-    def send() -> None:
-        for receiver, result in signal.send_robust(sender=sender, event=event):
-            if isinstance(result, Exception):
-                logger.error(
-                    "receiver %r of %s failed: %s", receiver, sender, result, exc_info=result
-                )
-
-    transaction.on_commit(send)

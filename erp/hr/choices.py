@@ -45,9 +45,6 @@ class SubmissionStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-RETRYABLE = (SubmissionStatus.REJECTED, SubmissionStatus.FAILED)
-
-
 class RegistryProvider(models.TextChoices):
     SANDBOX = "sandbox", "Sandbox (local)"
     ERGANI = "ergani", "ERGANI (Greece)"

@@ -18,14 +18,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from common import outbox, sealed
-from erp.hr.choices import RETRYABLE, SubmissionStatus
+from erp.core import filing
+from erp.hr.choices import SubmissionStatus
 from erp.hr.labor_providers import PROVIDERS
-from erp.hr.labor_providers.base import (
-    Filing,
-    LaborRegistryProvider,
-    NotConfigured,
-    Transient,
-)
+from erp.hr.labor_providers.base import Filing, LaborRegistryProvider, Receipt
+from erp.hr.labor_providers.ergani import ErganiRegistry
 from erp.hr.models import Employee, LaborRegistrySettings, LaborSubmission
 from erp.hr.rules import tax_id_clean
 from store.common.errors import not_found, rule_broken
@@ -34,7 +31,6 @@ from store.common.problems import Problems
 RECORD_TASK = "erp_hr.labor_record"
 SUBMIT_TASK = "erp_hr.labor_submit"
 PURPOSE = "erp-hr-labor-registry"
-seal = partial(sealed.seal, purpose=PURPOSE)
 unseal = partial(sealed.unseal, purpose=PURPOSE)
 mask = sealed.mask
 
@@ -87,13 +83,9 @@ def settings_update(*, fields: dict) -> LaborRegistrySettings:
     problems.raise_if_any()
     LaborRegistrySettings.objects.get_or_create(pk=1)
     row = LaborRegistrySettings.objects.select_for_update().get(pk=1)
-    secrets = {
-        name: fields.pop(f"ergani_{name}")
-        for name in ("username", "password")
-        if f"ergani_{name}" in fields
-    }
-    if secrets:
-        row.credentials = seal({**unseal(row.credentials), **secrets})
+    filing.credentials_update(
+        row, fields, prefix="ergani_", names=ErganiRegistry.credential_fields, purpose=PURPOSE
+    )
     for name, value in fields.items():
         setattr(row, name, value)
     row.save()
@@ -103,14 +95,7 @@ def settings_update(*, fields: dict) -> LaborRegistrySettings:
 def connection_test() -> dict:
     """A real call to the configured registry with the stored credentials: {provider, ok,
     message}; 502 `labor_registry_unavailable` when it cannot be reached."""
-    provider = provider_for()
-    try:
-        message = provider.test_credentials()
-    except NotConfigured as exc:
-        return {"provider": provider.name, "ok": False, "message": str(exc)}
-    except Transient as exc:
-        raise rule_broken(str(exc), code=UNAVAILABLE, status=502) from exc
-    return {"provider": provider.name, "ok": True, "message": message}
+    return filing.credentials_test(provider_for(), unavailable=UNAVAILABLE)
 
 
 # --- Events -------------------------------------------------------------------------------------
@@ -221,44 +206,22 @@ def submission_run(*, submission_id: int) -> tuple[str, str]:
         if submission is None:
             return "skipped", ""
         provider = provider_for(submission.provider)
-        filing = Filing(
+        document = Filing(
             kind=submission.kind, reference=submission.event_key, data=submission.payload
         )
-        submission.attempts += 1
-        submission.last_attempt_at = timezone.now()
-        try:
-            receipt = provider.submit(filing)
-        except Transient as exc:
-            submission.last_error = str(exc)[:500]
-            submission.save()
-            return "retry", submission.last_error
-        except NotConfigured as exc:
-            submission.status = SubmissionStatus.FAILED
-            submission.errors = [{"code": "credentials", "message": str(exc)[:500]}]
-            submission.last_error = str(exc)[:500]
-            submission.save()
-            return "failed", submission.last_error
-        if receipt.accepted:
-            submission.status = SubmissionStatus.SENT
+
+        def registered(receipt: Receipt) -> None:
             submission.protocol_number = receipt.protocol_number
             submission.registry_id = receipt.registry_id
             submission.registered_at = receipt.registered_at or timezone.now()
-            submission.errors, submission.last_error = [], ""
-        else:
-            submission.status = SubmissionStatus.REJECTED
-            submission.errors = [error.as_dict() for error in receipt.errors]
-            submission.last_error = "; ".join(e.message for e in receipt.errors)[:500]
-        submission.save()
-        return submission.status, submission.last_error
+
+        return filing.attempt(submission, lambda: provider.submit(document), accepted=registered)
 
 
 def submission_gave_up(*, submission_id: int, error: str) -> None:
     """Every retry failed: `failed` (POST .../retry sends it again)."""
-    LaborSubmission.objects.filter(pk=submission_id, status=SubmissionStatus.PENDING).update(
-        status=SubmissionStatus.FAILED,
-        last_error=error[:500],
-        errors=[{"code": "unavailable", "message": error[:500]}],
-        updated_at=timezone.now(),
+    filing.gave_up(
+        LaborSubmission.objects.filter(pk=submission_id), error=error, updated_at=timezone.now()
     )
 
 
@@ -270,7 +233,7 @@ def submission_retry(*, submission_id: int) -> LaborSubmission:
     submission = LaborSubmission.objects.select_for_update().filter(pk=submission_id).first()
     if submission is None:
         raise not_found("labor_submission", submission_id)
-    if submission.status not in RETRYABLE:
+    if not filing.resendable(submission.status):
         raise rule_broken(
             f"The submission is {submission.status}: only rejected or failed ones are sent again.",
             code="submission_not_retryable",

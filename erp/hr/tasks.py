@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import random
-
 from celery import shared_task
 
+from erp.core import filing
 from erp.hr import labor
 
 MAX_RETRIES = 8
-
-
-class RetryLater(Exception):
-    pass
 
 
 @shared_task(name=labor.RECORD_TASK, acks_late=True, time_limit=60, ignore_result=True)
@@ -39,11 +34,10 @@ def labor_submit(self, *, submission_id: int) -> str:
     retry it is `failed`. Run eagerly (no broker) nothing could wait for the retry, so it is
     `failed` at once (POST .../retry sends it again)."""
     outcome, detail = labor.submission_run(submission_id=submission_id)
-    if outcome != "retry":
-        return outcome
-    if self.request.is_eager or self.request.retries >= self.max_retries:
-        labor.submission_gave_up(submission_id=submission_id, error=detail)
-        return "failed"
-    countdown = min(30 * 2**self.request.retries, 1800)
-    countdown += random.uniform(0, countdown / 4)  # noqa: S311 - jitter, not a secret
-    raise self.retry(exc=RetryLater(detail), countdown=countdown)
+    return filing.task_end(
+        self,
+        outcome,
+        detail,
+        countdown=filing.backoff(self.request.retries, jitter=True),
+        give_up=lambda error: labor.submission_gave_up(submission_id=submission_id, error=error),
+    )

@@ -1,4 +1,5 @@
-"""The tax authority's credentials at rest (common.sealed), masked whenever shown."""
+"""The tax authority's credentials at rest (common.sealed under PURPOSE: the settings write
+seals them with erp.core.filing.credentials_update), masked whenever shown."""
 
 from __future__ import annotations
 
@@ -7,6 +8,5 @@ from functools import partial
 from common import sealed
 
 PURPOSE = "erp-invoicing"
-seal = partial(sealed.seal, purpose=PURPOSE)
 unseal = partial(sealed.unseal, purpose=PURPOSE)
 mask = sealed.mask

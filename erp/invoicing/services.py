@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from common import outbox
 from common.errors import ServiceError
+from erp.core import filing
 from erp.core import signals as core_signals
 from erp.invoicing import crypto, selectors
 from erp.invoicing.choices import (
@@ -50,7 +51,8 @@ from erp.invoicing.models import (
     InvoicingSettings,
     Transmission,
 )
-from erp.invoicing.providers.base import Cancelled, NotConfigured, Transient
+from erp.invoicing.providers.base import Cancelled, NotConfigured, Outcome, Transient
+from erp.invoicing.providers.mydata import MydataAuthority
 from store.common.accounts import logged_in
 from store.common.addresses import Address
 from store.common.errors import invalid_params, rule_broken
@@ -258,13 +260,13 @@ def settings_update(*, fields: dict) -> InvoicingSettings:
     problems.raise_if_any()
     InvoicingSettings.objects.get_or_create(pk=1)
     row = InvoicingSettings.objects.select_for_update().get(pk=1)
-    secrets = {
-        name: fields.pop(f"mydata_{name}")
-        for name in ("user_id", "subscription_key")
-        if f"mydata_{name}" in fields
-    }
-    if secrets:
-        row.credentials = crypto.seal({**crypto.unseal(row.credentials), **secrets})
+    filing.credentials_update(
+        row,
+        fields,
+        prefix="mydata_",
+        names=MydataAuthority.credential_fields,
+        purpose=crypto.PURPOSE,
+    )
     for name, value in fields.items():
         setattr(row, name, value)
     row.save()
@@ -1086,7 +1088,7 @@ def _transmission_start(invoice: Invoice) -> Transmission:
     transmission = Transmission.objects.select_for_update().filter(invoice=invoice).first()
     if transmission is None:
         transmission = Transmission(invoice=invoice)
-    elif transmission.status in (TransmissionStatus.PENDING, TransmissionStatus.SENT):
+    elif not filing.resendable(transmission.status):
         raise _conflict(
             f"{invoice} is {transmission.get_status_display().lower()} at the authority.",
             IN_PROGRESS,
@@ -1144,41 +1146,18 @@ def transmission_run(*, invoice_id: int) -> tuple[str, str]:
                 return "retry", transmission.last_error
         document = selectors.document_of(invoice)
         provider = selectors.provider_for(transmission.provider)
-        transmission.attempts += 1
-        transmission.last_attempt_at = timezone.now()
-        try:
-            outcome = provider.send(document)
-        except Transient as exc:
-            transmission.last_error = str(exc)[:500]
-            transmission.save()
-            return "retry", transmission.last_error
-        except NotConfigured as exc:
-            transmission.status = TransmissionStatus.FAILED
-            transmission.errors = [{"code": "credentials", "message": str(exc)}]
-            transmission.last_error = str(exc)[:500]
-            transmission.save()
-            return "failed", transmission.last_error
-        if outcome.accepted:
-            transmission.status = TransmissionStatus.SENT
+
+        def sent(outcome: Outcome) -> None:
             transmission.mark, transmission.uid = outcome.mark, outcome.uid
             transmission.qr_url = outcome.qr_url[:500]
             transmission.sent_at = timezone.now()
-            transmission.errors, transmission.last_error = [], ""
-        else:
-            transmission.status = TransmissionStatus.REJECTED
-            transmission.errors = [error.as_dict() for error in outcome.errors]
-            transmission.last_error = "; ".join(e.message for e in outcome.errors)[:500]
-        transmission.save()
-        return transmission.status, transmission.last_error
+
+        return filing.attempt(transmission, lambda: provider.send(document), accepted=sent)
 
 
 def transmission_gave_up(*, invoice_id: int, error: str) -> None:
     """Every retry failed: the transmission is `failed` (POST /transmit sends it again)."""
-    Transmission.objects.filter(invoice_id=invoice_id, status=TransmissionStatus.PENDING).update(
-        status=TransmissionStatus.FAILED,
-        last_error=error[:500],
-        errors=[{"code": "unavailable", "message": error[:500]}],
-    )
+    filing.gave_up(Transmission.objects.filter(invoice_id=invoice_id), error=error)
 
 
 @transaction.atomic
@@ -1212,11 +1191,4 @@ def transmission_cancel(*, invoice_id: int) -> Transmission:
 def transmission_test() -> dict:
     """A real call to the configured authority with the stored credentials:
     {provider, ok, message}; 502 `authority_unavailable` when it cannot be reached."""
-    provider = selectors.provider_for()
-    try:
-        message = provider.test_credentials()
-    except NotConfigured as exc:
-        return {"provider": provider.name, "ok": False, "message": str(exc)}
-    except Transient as exc:
-        raise rule_broken(str(exc), code=UNAVAILABLE, status=502) from exc
-    return {"provider": provider.name, "ok": True, "message": message}
+    return filing.credentials_test(selectors.provider_for(), unavailable=UNAVAILABLE)

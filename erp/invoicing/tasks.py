@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
+from erp.core import filing
 from erp.invoicing import services
 
 MAX_RETRIES = 8
@@ -12,10 +13,6 @@ MAX_RETRIES = 8
 # failure, deadlock or lock timeout) rolled the attempt back whole, and it goes through once the
 # other writer is done: a shorter back-off than the authority's.
 DATABASE_BACKOFF_SECONDS = 5
-
-
-class RetryLater(Exception):
-    pass
 
 
 @shared_task(
@@ -35,16 +32,17 @@ def transmit(self, *, invoice_id: int) -> str:
     retries = self.request.retries
     try:
         outcome, detail = services.transmission_run(invoice_id=invoice_id)
-        countdown = min(30 * 2**retries, 1800)
+        countdown = filing.backoff(retries)
     except OperationalError as exc:
-        outcome, detail = "retry", f"The database answered: {exc}"
-        countdown = min(DATABASE_BACKOFF_SECONDS * 2**retries, 300)
-    if outcome != "retry":
-        return outcome
-    if self.request.is_eager or retries >= self.max_retries:
-        services.transmission_gave_up(invoice_id=invoice_id, error=detail)
-        return "failed"
-    raise self.retry(exc=RetryLater(detail), countdown=countdown)
+        outcome, detail = filing.RETRY, f"The database answered: {exc}"
+        countdown = filing.backoff(retries, base=DATABASE_BACKOFF_SECONDS, cap=300)
+    return filing.task_end(
+        self,
+        outcome,
+        detail,
+        countdown=countdown,
+        give_up=lambda error: services.transmission_gave_up(invoice_id=invoice_id, error=error),
+    )
 
 
 @shared_task(

@@ -4,30 +4,13 @@ commit). Its built-in templates live in theme/modules/emails/."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
-from store.emails import selectors as email_selectors
-from store.emails.types import CUSTOMER, STORE_VARIABLES, EmailType
+from store.emails.types import CUSTOMER, STORE_VARIABLES
+from theme.emails import FolderEmailType, template_context
 
-TEMPLATES = Path(__file__).parent / "emails"
-_SUFFIX = {"subject": ".subject.txt", "body_html": ".html", "body_text": ".txt"}
-
-
-@cache
-def _read(slug: str, part: str) -> str:
-    text = (TEMPLATES / f"{slug}{_SUFFIX[part]}").read_text(encoding="utf-8")
-    return text.strip() if part == "subject" else text
-
-
-@dataclass(frozen=True)
-class ModuleEmailType(EmailType):
-    def default(self, part: str) -> str:
-        return _read(self.slug, part)
-
-
-CART_RECOVERY = ModuleEmailType(
+CART_RECOVERY = FolderEmailType(
+    folder=Path(__file__).parent / "emails",
     slug="cart_recovery",
     title="Abandoned cart recovery",
     description="To a shopper whose cart sat idle: a link that restores it.",
@@ -44,9 +27,4 @@ CART_RECOVERY = ModuleEmailType(
 
 
 def context(*, config: dict, item_count: int, link: str, lifetime: str) -> dict:
-    return {
-        "store": email_selectors.store_data(config),
-        "item_count": item_count,
-        "link": link,
-        "lifetime": lifetime,
-    }
+    return template_context(config=config, item_count=item_count, link=link, lifetime=lifetime)

@@ -4,30 +4,13 @@ commit). Its built-in templates live in theme/storefront/emails/."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
-from store.emails import selectors as email_selectors
-from store.emails.types import CUSTOMER, STORE_VARIABLES, EmailType
+from store.emails.types import CUSTOMER, STORE_VARIABLES
+from theme.emails import FolderEmailType, template_context
 
-TEMPLATES = Path(__file__).parent / "emails"
-_SUFFIX = {"subject": ".subject.txt", "body_html": ".html", "body_text": ".txt"}
-
-
-@cache
-def _read(slug: str, part: str) -> str:
-    text = (TEMPLATES / f"{slug}{_SUFFIX[part]}").read_text(encoding="utf-8")
-    return text.strip() if part == "subject" else text
-
-
-@dataclass(frozen=True)
-class ThemeEmailType(EmailType):
-    def default(self, part: str) -> str:
-        return _read(self.slug, part)
-
-
-NEWSLETTER_CONFIRM = ThemeEmailType(
+NEWSLETTER_CONFIRM = FolderEmailType(
+    folder=Path(__file__).parent / "emails",
     slug="newsletter_confirm",
     title="Newsletter confirmation",
     description="To an address subscribed to the newsletter: the link that confirms it.",
@@ -44,9 +27,4 @@ NEWSLETTER_CONFIRM = ThemeEmailType(
 
 
 def context(*, config: dict, email: str, link: str, lifetime: str) -> dict:
-    return {
-        "store": email_selectors.store_data(config),
-        "email": email,
-        "link": link,
-        "lifetime": lifetime,
-    }
+    return template_context(config=config, email=email, link=link, lifetime=lifetime)

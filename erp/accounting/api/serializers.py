@@ -17,49 +17,16 @@ from erp.accounting.choices import (
     SourceType,
 )
 from erp.accounting.selectors import BUCKETS
+from erp.core.api.base import ListQuery, iso_date, optional_text, page_serializer
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
+from store.common.pagination import named_page as named_page  # the views' s.named_page
 from store.common.params import (
     ChoiceListField,
-    PageField,
     PerPageField,
     StrictBooleanField,
     StrictCharField,
 )
-
-
-def _text(max_length: int, **kwargs):
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("allow_blank", True)
-    return StrictCharField(max_length=max_length, **kwargs)
-
-
-def _day(value) -> str | None:
-    return value.isoformat() if value else None
-
-
-class ListQuery(serializers.Serializer):
-    page = PageField()
-    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
-
-
-def named_page(key: str, page, render) -> dict:
-    return {key: [render(item) for item in page.items], **page.meta()}
-
-
-def _page_serializer(name: str, key: str, item):
-    return type(
-        name,
-        (serializers.Serializer,),
-        {
-            key: item(many=True),
-            "total": IntegerField(),
-            "page": IntegerField(),
-            "per_page": IntegerField(),
-            "total_pages": IntegerField(),
-        },
-    )
-
 
 # --- Accounts -----------------------------------------------------------------------------------
 
@@ -77,7 +44,7 @@ class AccountWriteSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="The account the automatic postings use for this role (one account each).",
     )
-    description = _text(500)
+    description = optional_text(500)
     active = StrictBooleanField(required=False, help_text="Inactive accounts take no lines.")
 
     def validate(self, attrs):
@@ -137,7 +104,7 @@ def account_data(account) -> dict:
     }
 
 
-AccountPageSerializer = _page_serializer("AccountPageSerializer", "accounts", AccountSerializer)
+AccountPageSerializer = page_serializer("AccountPageSerializer", "accounts", AccountSerializer)
 
 
 class AccountTreeQuerySerializer(serializers.Serializer):
@@ -182,7 +149,7 @@ def tree_node(node) -> dict:
 
 
 class FiscalYearWriteSerializer(serializers.Serializer):
-    name = _text(40, help_text="Unique; default: the year(s) of its dates, e.g. 2026.")
+    name = optional_text(40, help_text="Unique; default: the year(s) of its dates, e.g. 2026.")
     start_date = serializers.DateField()
     end_date = serializers.DateField()
 
@@ -207,8 +174,8 @@ def year_data(year) -> dict:
     return {
         "id": year.pk,
         "name": year.name,
-        "start_date": _day(year.start_date),
-        "end_date": _day(year.end_date),
+        "start_date": iso_date(year.start_date),
+        "end_date": iso_date(year.end_date),
         "status": year.status,
         "next_number": year.next_number,
         "closed_at": iso(year.closed_at),
@@ -217,7 +184,7 @@ def year_data(year) -> dict:
     }
 
 
-FiscalYearPageSerializer = _page_serializer(
+FiscalYearPageSerializer = page_serializer(
     "FiscalYearPageSerializer", "fiscal_years", FiscalYearSerializer
 )
 
@@ -229,14 +196,14 @@ class JournalLineInSerializer(serializers.Serializer):
     account_id = IdField(help_text="An active account.")
     debit = MoneyField(required=False, default=Decimal("0.00"), help_text="A debit, or 0.")
     credit = MoneyField(required=False, default=Decimal("0.00"), help_text="A credit, or 0.")
-    description = _text(255)
+    description = optional_text(255)
     partner_type = serializers.ChoiceField(
         choices=PartnerType.choices, required=False, allow_blank=True
     )
     partner_id = IdField(
         required=False, allow_null=True, help_text="A customer's or supplier's id."
     )
-    partner_name = _text(200)
+    partner_name = optional_text(200)
     due_date = serializers.DateField(
         required=False, allow_null=True, help_text="For ageing; empty: the entry's date."
     )
@@ -247,8 +214,8 @@ class JournalLineInSerializer(serializers.Serializer):
 
 class JournalEntryUpdateSerializer(serializers.Serializer):
     date = serializers.DateField(required=False)
-    reference = _text(100)
-    memo = _text(500)
+    reference = optional_text(100)
+    memo = optional_text(500)
     lines = JournalLineInSerializer(
         many=True,
         required=False,
@@ -279,7 +246,7 @@ class JournalEntryReverseSerializer(serializers.Serializer):
     date = serializers.DateField(
         required=False, help_text="The reversal's date (an open year); default today."
     )
-    memo = _text(500)
+    memo = optional_text(500)
 
 
 class JournalLineSerializer(serializers.Serializer):
@@ -337,7 +304,7 @@ def entry_data(entry) -> dict:
         "id": entry.pk,
         "number": entry.full_number,
         "fiscal_year_id": entry.fiscal_year_id,
-        "date": _day(entry.date),
+        "date": iso_date(entry.date),
         "status": entry.status,
         "kind": entry.kind,
         "reference": entry.reference,
@@ -359,7 +326,7 @@ def entry_data(entry) -> dict:
                 "partner_type": line.partner_type,
                 "partner_id": line.partner_id,
                 "partner_name": line.partner_name,
-                "due_date": _day(line.due_date),
+                "due_date": iso_date(line.due_date),
             }
             for line in lines
         ],
@@ -369,7 +336,7 @@ def entry_data(entry) -> dict:
     }
 
 
-JournalEntryPageSerializer = _page_serializer(
+JournalEntryPageSerializer = page_serializer(
     "JournalEntryPageSerializer", "journal_entries", JournalEntrySerializer
 )
 
@@ -437,8 +404,8 @@ def _row_money(row: dict, names) -> dict:
 
 def trial_balance_data(report: dict) -> dict:
     return {
-        "date_from": _day(report["date_from"]),
-        "date_to": _day(report["date_to"]),
+        "date_from": iso_date(report["date_from"]),
+        "date_to": iso_date(report["date_to"]),
         "accounts": [_row_money(row, TB_COLUMNS) for row in report["accounts"]],
         "totals": _row_money(report["totals"], TB_COLUMNS),
         "balanced": report["balanced"],
@@ -461,8 +428,8 @@ class ProfitLossSerializer(serializers.Serializer):
 
 def profit_loss_data(report: dict) -> dict:
     return {
-        "date_from": _day(report["date_from"]),
-        "date_to": _day(report["date_to"]),
+        "date_from": iso_date(report["date_from"]),
+        "date_to": iso_date(report["date_to"]),
         "income": [_row_money(row, ("amount",)) for row in report["income"]],
         "expenses": [_row_money(row, ("amount",)) for row in report["expenses"]],
         **{n: money_str(report[n]) for n in ("total_income", "total_expenses", "net_profit")},
@@ -493,7 +460,7 @@ BS_TOTALS = (
 
 def balance_sheet_data(report: dict) -> dict:
     return {
-        "as_of": _day(report["as_of"]),
+        "as_of": iso_date(report["as_of"]),
         **{
             name: [_row_money(row, ("amount",)) for row in report[name]]
             for name in ("assets", "liabilities", "equity")
@@ -518,8 +485,8 @@ class VatReturnSerializer(serializers.Serializer):
 
 def vat_return_data(report: dict) -> dict:
     return {
-        "date_from": _day(report["date_from"]),
-        "date_to": _day(report["date_to"]),
+        "date_from": iso_date(report["date_from"]),
+        "date_to": iso_date(report["date_to"]),
         **{name: money_str(report[name]) for name in VAT_FIELDS},
     }
 
@@ -560,12 +527,12 @@ class AgedReportSerializer(serializers.Serializer):
 
 def aged_data(report: dict) -> dict:
     return {
-        "as_of": _day(report["as_of"]),
+        "as_of": iso_date(report["as_of"]),
         "partners": [
             {
                 **_row_money(partner, AGED_COLUMNS),
                 "items": [
-                    {**_row_money(item, ("amount",)), "due_date": _day(item["due_date"])}
+                    {**_row_money(item, ("amount",)), "due_date": iso_date(item["due_date"])}
                     for item in partner["items"]
                 ],
             }

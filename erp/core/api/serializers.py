@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField, StrictIntegerField
 from erp.core import selectors
+from erp.core.api.base import ListQuery, page_serializer
 from erp.core.capabilities import CAPABILITY_OF, DESCRIPTIONS, DOMAIN_OF, DOMAINS, ERP_CODENAMES
 from erp.core.models import JobKind, JobState, PortalDocument, SupplierDocument
 from erp.core.services.jobs import QUANTITY_MAX
@@ -11,7 +12,6 @@ from erp.core.services.migrate import PHASE_NAMES
 from store.common.capabilities import has_capability
 from store.common.formats import iso
 from store.common.params import (
-    PageField,
     PerPageField,
     StrictBooleanField,
     StrictCharField,
@@ -69,9 +69,7 @@ def _capabilities_field(help_text: str, **kwargs):
     )
 
 
-class ErpUserListQuerySerializer(serializers.Serializer):
-    page = PageField()
-    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
+class ErpUserListQuerySerializer(ListQuery):
     search = StrictCharField(required=False, max_length=200, help_text="E-mail or name.")
     role = StrictCharField(required=False, max_length=64, help_text="An ERP role's slug.")
     capability = serializers.ChoiceField(
@@ -118,16 +116,10 @@ class ErpUserSerializer(serializers.Serializer):
     administrator = serializers.BooleanField(help_text="Holds manage_options (or superuser).")
 
 
-class ErpUserPageSerializer(serializers.Serializer):
-    users = ErpUserSerializer(many=True)
-    total = IntegerField()
-    page = IntegerField()
-    per_page = IntegerField()
-    total_pages = IntegerField()
+ErpUserPageSerializer = page_serializer("ErpUserPageSerializer", "users", ErpUserSerializer)
 
 
-class ErpRoleListQuerySerializer(serializers.Serializer):
-    page = PageField()
+class ErpRoleListQuerySerializer(ListQuery):
     per_page = PerPageField(cap=100, default=50, help_text="Default 50, at most 100.")
     search = StrictCharField(required=False, max_length=200)
     built_in = serializers.BooleanField(required=False, allow_null=True, default=None)
@@ -176,13 +168,12 @@ class ErpDomainSerializer(serializers.Serializer):
     grantable = serializers.BooleanField(help_text="Whether the caller holds it.")
 
 
-class ErpRolePageSerializer(serializers.Serializer):
-    domains = ErpDomainSerializer(many=True, help_text="The ERP's capabilities, one per domain.")
-    roles = ErpRoleSerializer(many=True)
-    total = IntegerField()
-    page = IntegerField()
-    per_page = IntegerField()
-    total_pages = IntegerField()
+ErpRolePageSerializer = page_serializer(
+    "ErpRolePageSerializer",
+    "roles",
+    ErpRoleSerializer,
+    domains=ErpDomainSerializer(many=True, help_text="The ERP's capabilities, one per domain."),
+)
 
 
 def role_data(group) -> dict:

@@ -14,7 +14,7 @@ from erp.core import selectors, services
 from erp.core.models import JobKind
 from store.access import selectors as access_selectors
 from store.common.capabilities import MANAGE_OPTIONS
-from store.common.pagination import paginate
+from store.common.pagination import named_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
@@ -82,17 +82,6 @@ LAST_ADMIN = "Nobody active would hold manage_options any more (`last_administra
 BUILT_IN = "A built-in role is read-only (`built_in_role`)."
 
 
-def page_body(key: str, page, render, **extra) -> dict:
-    return {
-        **extra,
-        key: [render(item) for item in page.items],
-        "total": page.total,
-        "page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages,
-    }
-
-
 def user_body(user_id: int) -> dict:
     return s.user_data(selectors.erp_user_get(user_id))
 
@@ -109,17 +98,16 @@ class ErpUserListView(ErpConfigView):
     )
     def get(self, request):
         query = validate_query(s.ErpUserListQuerySerializer, request.query_params)
-        page = paginate(
+        page = page_of(
             selectors.erp_user_list(
                 search=query.get("search"),
                 role=query.get("role"),
                 capability=query.get("capability"),
                 administrators=query["administrators"],
             ),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response(page_body("users", page, s.user_data))
+        return Response(named_page("users", page, s.user_data))
 
     @store_schema(
         summary="Give an account ERP roles",
@@ -192,12 +180,11 @@ class ErpUserDetailView(StoreResourceView):
 
 
 def roles_body(request, query) -> dict:
-    page = paginate(
+    page = page_of(
         selectors.erp_role_list(search=query.get("search"), built_in=query.get("built_in")),
-        page=query["page"],
-        per_page=query["per_page"],
+        query,
     )
-    return page_body("roles", page, s.role_data, domains=s.domain_list(request.user))
+    return named_page("roles", page, s.role_data, domains=s.domain_list(request.user))
 
 
 def role_body(slug: str) -> dict:

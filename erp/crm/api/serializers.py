@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
+from erp.core.api.base import ListQuery, currency_field, optional_text, page_serializer
 from erp.crm.choices import (
     STAGE_ORDER,
     ActivityKind,
@@ -22,55 +23,16 @@ from erp.crm.selectors import (
 from store.common.addresses import CountryField
 from store.common.formats import iso
 from store.common.money import MoneyField, money_str
+from store.common.pagination import named_page as named_page  # the views' s.named_page
 from store.common.params import (
-    CaseInsensitiveChoiceField,
     ChoiceListField,
-    PageField,
-    PerPageField,
     StrictBooleanField,
     StrictCharField,
 )
-from store.settings.sections import CURRENCY_CODES
-
-
-def _text(max_length: int, **kwargs):
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("allow_blank", True)
-    return StrictCharField(max_length=max_length, **kwargs)
-
-
-def _currency(**kwargs):
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("help_text", "ISO 4217, e.g. EUR.")
-    return CaseInsensitiveChoiceField(choices=CURRENCY_CODES, **kwargs)
 
 
 def _user_id(help_text: str):
     return IdField(required=False, allow_null=True, help_text=help_text)
-
-
-class ListQuery(serializers.Serializer):
-    page = PageField()
-    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
-
-
-def named_page(key: str, page, render) -> dict:
-    """`{<key>: [...], total, page, per_page, total_pages}`, as the store's orders list."""
-    return {key: [render(item) for item in page.items], **page.meta()}
-
-
-def _page_serializer(name: str, key: str, item):
-    return type(
-        name,
-        (serializers.Serializer,),
-        {
-            key: item(many=True),
-            "total": IntegerField(),
-            "page": IntegerField(),
-            "per_page": IntegerField(),
-            "total_pages": IntegerField(),
-        },
-    )
 
 
 class CrmUserRefSerializer(serializers.Serializer):
@@ -91,15 +53,15 @@ def user_ref(user) -> dict | None:
 class ContactWriteSerializer(serializers.Serializer):
     name = StrictCharField(max_length=200, help_text="A person's or company's name.")
     email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
-    phone = _text(
+    phone = optional_text(
         40, help_text="6 to 15 digits, an optional leading +, spaces/dots/dashes/brackets."
     )
-    company = _text(200)
-    job_title = _text(100)
+    company = optional_text(200)
+    job_title = optional_text(100)
     website = serializers.URLField(max_length=255, required=False, allow_blank=True)
-    city = _text(100)
+    city = optional_text(100)
     country = CountryField(required=False, allow_blank=True)
-    notes = _text(5000)
+    notes = optional_text(5000)
     owner_id = _user_id("The salesperson in charge (an account); default: the creator.")
     customer_id = IdField(
         required=False, allow_null=True, help_text="The store customer this contact is."
@@ -168,7 +130,7 @@ def contact_data(contact) -> dict:
     }
 
 
-ContactPageSerializer = _page_serializer("ContactPageSerializer", "contacts", ContactSerializer)
+ContactPageSerializer = page_serializer("ContactPageSerializer", "contacts", ContactSerializer)
 
 
 class ContactImportSerializer(serializers.Serializer):
@@ -183,17 +145,17 @@ class ContactImportSerializer(serializers.Serializer):
 class LeadUpdateSerializer(serializers.Serializer):
     title = StrictCharField(max_length=200, required=False)
     contact_id = IdField(required=False, allow_null=True, help_text="A contact.")
-    contact_name = _text(200, help_text="The person, before a contact exists.")
+    contact_name = optional_text(200, help_text="The person, before a contact exists.")
     email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
-    phone = _text(40)
-    company = _text(200)
+    phone = optional_text(40)
+    company = optional_text(200)
     value = MoneyField(required=False, help_text="Expected revenue (two places).")
-    currency = _currency(help_text="ISO 4217; default: the store's currency.")
+    currency = currency_field(help_text="ISO 4217; default: the store's currency.")
     probability = IntegerField(min_value=0, max_value=100, required=False, help_text="0-100 %")
     expected_close_date = serializers.DateField(required=False, allow_null=True)
     owner_id = _user_id("The salesperson (an account); default: the creator.")
     source = serializers.ChoiceField(choices=LeadSource.choices, required=False, allow_blank=True)
-    notes = _text(5000)
+    notes = optional_text(5000)
 
 
 class LeadCreateSerializer(LeadUpdateSerializer):
@@ -205,11 +167,11 @@ class LeadCreateSerializer(LeadUpdateSerializer):
 
 class LeadMoveSerializer(serializers.Serializer):
     stage = serializers.ChoiceField(choices=LeadStage.choices)
-    lost_reason = _text(500, help_text="Required when the stage is lost; only then.")
+    lost_reason = optional_text(500, help_text="Required when the stage is lost; only then.")
     probability = IntegerField(
         min_value=0, max_value=100, required=False, help_text="Open stages: default the stage's."
     )
-    note = _text(500, help_text="Kept in the lead's history.")
+    note = optional_text(500, help_text="Kept in the lead's history.")
 
 
 class LeadConvertSerializer(serializers.Serializer):
@@ -228,7 +190,7 @@ class LeadListQuerySerializer(ListQuery):
     owner_id = IdField(required=False)
     contact_id = IdField(required=False)
     source = serializers.ChoiceField(choices=LeadSource.choices, required=False)
-    currency = _currency()
+    currency = currency_field()
     close_from = serializers.DateField(required=False, help_text="Expected close on or after.")
     close_to = serializers.DateField(required=False, help_text="Expected close on or before.")
     search = serializers.CharField(
@@ -323,7 +285,7 @@ def lead_data(lead, *, history: bool = False) -> dict:
     return out
 
 
-LeadPageSerializer = _page_serializer("LeadPageSerializer", "leads", LeadSerializer)
+LeadPageSerializer = page_serializer("LeadPageSerializer", "leads", LeadSerializer)
 
 
 class LeadConvertResultSerializer(serializers.Serializer):
@@ -380,7 +342,7 @@ def pipeline_data(stages: list[dict]) -> dict:
 class ActivityUpdateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=ActivityKind.choices, required=False)
     subject = StrictCharField(max_length=200, required=False)
-    note = _text(5000)
+    note = optional_text(5000)
     due_at = serializers.DateTimeField(required=False, help_text="ISO 8601 (UTC if no offset).")
     done = StrictBooleanField(required=False, help_text="true marks it done now; false reopens.")
     contact_id = IdField(required=False, allow_null=True)
@@ -454,9 +416,7 @@ def activity_data(activity, now) -> dict:
     }
 
 
-ActivityPageSerializer = _page_serializer(
-    "ActivityPageSerializer", "activities", ActivitySerializer
-)
+ActivityPageSerializer = page_serializer("ActivityPageSerializer", "activities", ActivitySerializer)
 
 
 # --- Dashboard ----------------------------------------------------------------------------------
@@ -543,7 +503,7 @@ class SegmentRulesSerializer(serializers.Serializer):
 
 class SegmentUpdateSerializer(serializers.Serializer):
     name = StrictCharField(max_length=200, required=False)
-    description = _text(500)
+    description = optional_text(500)
     target = serializers.ChoiceField(choices=SegmentTarget.choices, required=False)
     rules = serializers.JSONField(
         required=False,
@@ -584,7 +544,7 @@ def segment_data(segment) -> dict:
     }
 
 
-SegmentPageSerializer = _page_serializer("SegmentPageSerializer", "segments", SegmentSerializer)
+SegmentPageSerializer = page_serializer("SegmentPageSerializer", "segments", SegmentSerializer)
 
 
 class SegmentMemberSerializer(serializers.Serializer):
@@ -600,7 +560,7 @@ class SegmentMemberSerializer(serializers.Serializer):
     last_order_at = serializers.DateTimeField(allow_null=True, help_text="Customers.")
 
 
-SegmentMemberPageSerializer = _page_serializer(
+SegmentMemberPageSerializer = page_serializer(
     "SegmentMemberPageSerializer", "members", SegmentMemberSerializer
 )
 
@@ -637,7 +597,7 @@ def member_data(row) -> dict:
 
 
 class RfmQuerySerializer(ListQuery):
-    currency = _currency(help_text="Orders in this currency (default: the store's).")
+    currency = currency_field(help_text="Orders in this currency (default: the store's).")
     segment = serializers.ChoiceField(
         choices=RfmLabel.choices, required=False, help_text="Only the customers of this label."
     )
@@ -667,7 +627,7 @@ class RfmRowSerializer(serializers.Serializer):
     segment = serializers.ChoiceField(choices=RfmLabel.choices)
 
 
-RfmPageSerializer = _page_serializer("RfmPageSerializer", "customers", RfmRowSerializer)
+RfmPageSerializer = page_serializer("RfmPageSerializer", "customers", RfmRowSerializer)
 
 
 def rfm_data(row: dict) -> dict:

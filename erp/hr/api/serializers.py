@@ -7,6 +7,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
+from erp.core.api.base import ListQuery, iso_date, optional_text, page_serializer
 from erp.hr.choices import (
     DocumentKind,
     EmploymentType,
@@ -19,21 +20,14 @@ from erp.hr.choices import (
 )
 from erp.hr.models import SALARY_DIGITS, SALARY_PLACES
 from store.common.formats import decimal_str, iso
+from store.common.pagination import named_page as named_page  # the views' s.named_page
 from store.common.params import (
     CaseInsensitiveChoiceField,
     ChoiceListField,
-    PageField,
-    PerPageField,
     StrictBooleanField,
     StrictCharField,
     StrictDecimalField,
 )
-
-
-def _text(max_length: int, **kwargs):
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("allow_blank", True)
-    return StrictCharField(max_length=max_length, **kwargs)
 
 
 def _choice(choices, **kwargs):
@@ -41,31 +35,7 @@ def _choice(choices, **kwargs):
     return CaseInsensitiveChoiceField(choices=choices, **kwargs)
 
 
-class HrListQuery(serializers.Serializer):
-    page = PageField()
-    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
-
-
-def named_page(key: str, page, render) -> dict:
-    """`{<key>: [...], total, page, per_page, total_pages}`, as the store's orders list."""
-    return {key: [render(item) for item in page.items], **page.meta()}
-
-
-def _page_serializer(name: str, key: str, item):
-    return type(
-        name,
-        (serializers.Serializer,),
-        {
-            key: item(many=True),
-            "total": IntegerField(),
-            "page": IntegerField(),
-            "per_page": IntegerField(),
-            "total_pages": IntegerField(),
-        },
-    )
-
-
-class HrDateRangeQuery(HrListQuery):
+class HrDateRangeQuery(ListQuery):
     date_from = serializers.DateField(required=False, help_text="On or after (ISO date).")
     date_to = serializers.DateField(required=False, help_text="On or before (ISO date).")
 
@@ -79,10 +49,6 @@ class HrDateRangeQuery(HrListQuery):
         return attrs
 
 
-def _date(value):
-    return value.isoformat() if value else None
-
-
 # --- Departments --------------------------------------------------------------------------------
 
 
@@ -91,10 +57,10 @@ class DepartmentWriteSerializer(serializers.Serializer):
     code = serializers.SlugField(
         max_length=40, required=False, allow_blank=True, help_text="Unique; empty: from the name."
     )
-    description = _text(2000)
+    description = optional_text(2000)
 
 
-class DepartmentListQuerySerializer(HrListQuery):
+class DepartmentListQuerySerializer(ListQuery):
     search = serializers.CharField(required=False, max_length=200)
 
 
@@ -120,7 +86,7 @@ def department_data(department) -> dict:
     }
 
 
-DepartmentPageSerializer = _page_serializer(
+DepartmentPageSerializer = page_serializer(
     "DepartmentPageSerializer", "departments", DepartmentSerializer
 )
 
@@ -135,8 +101,8 @@ class EmployeeWriteSerializer(serializers.Serializer):
     first_name = StrictCharField(max_length=100)
     last_name = StrictCharField(max_length=100)
     email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
-    phone = _text(40)
-    job_title = _text(120)
+    phone = optional_text(40)
+    job_title = optional_text(120)
     department_id = IdField(required=False, allow_null=True)
     manager_id = IdField(required=False, allow_null=True, help_text="Another employee.")
     hire_date = serializers.DateField()
@@ -147,9 +113,9 @@ class EmployeeWriteSerializer(serializers.Serializer):
         max_digits=4, decimal_places=1, max_value=80, required=False, coerce_to_string=True
     )
     birth_date = serializers.DateField(required=False, allow_null=True)
-    home_address = _text(300)
-    tax_id = _text(20, help_text="Greek AFM, 9 digits (checked with python-stdnum).")
-    social_security_number = _text(20, help_text="Greek AMKA, 11 digits (checked).")
+    home_address = optional_text(300)
+    tax_id = optional_text(20, help_text="Greek AFM, 9 digits (checked with python-stdnum).")
+    social_security_number = optional_text(20, help_text="Greek AMKA, 11 digits (checked).")
     salary = StrictDecimalField(
         max_digits=SALARY_DIGITS,
         decimal_places=SALARY_PLACES,
@@ -160,7 +126,7 @@ class EmployeeWriteSerializer(serializers.Serializer):
     )
 
 
-class EmployeeListQuerySerializer(HrListQuery):
+class EmployeeListQuerySerializer(ListQuery):
     search = serializers.CharField(
         required=False, max_length=200, help_text="Words in the name, e-mail or job title."
     )
@@ -222,8 +188,8 @@ def employee_data(employee, *, personal: bool) -> dict:
         "job_title": employee.job_title,
         "department": _ref(employee.department, getattr(employee.department, "name", "")),
         "manager": _ref(employee.manager, getattr(employee.manager, "full_name", "")),
-        "hire_date": _date(employee.hire_date),
-        "termination_date": _date(employee.termination_date),
+        "hire_date": iso_date(employee.hire_date),
+        "termination_date": iso_date(employee.termination_date),
         "termination_reason": employee.termination_reason,
         "employment_type": employee.employment_type,
         "weekly_hours": decimal_str(employee.weekly_hours),
@@ -234,7 +200,7 @@ def employee_data(employee, *, personal: bool) -> dict:
     }
     if personal:
         data |= {
-            "birth_date": _date(employee.birth_date),
+            "birth_date": iso_date(employee.birth_date),
             "home_address": employee.home_address,
             "tax_id": employee.tax_id,
             "social_security_number": employee.social_security_number,
@@ -243,7 +209,7 @@ def employee_data(employee, *, personal: bool) -> dict:
     return data
 
 
-EmployeePageSerializer = _page_serializer("EmployeePageSerializer", "employees", EmployeeSerializer)
+EmployeePageSerializer = page_serializer("EmployeePageSerializer", "employees", EmployeeSerializer)
 
 
 # --- Leave types and balances -------------------------------------------------------------------
@@ -268,7 +234,7 @@ class LeaveTypeWriteSerializer(serializers.Serializer):
         return attrs
 
 
-class LeaveTypeListQuerySerializer(HrListQuery):
+class LeaveTypeListQuerySerializer(ListQuery):
     active = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 
@@ -296,7 +262,7 @@ def leave_type_data(leave_type) -> dict:
     }
 
 
-LeaveTypePageSerializer = _page_serializer(
+LeaveTypePageSerializer = page_serializer(
     "LeaveTypePageSerializer", "leave_types", LeaveTypeSerializer
 )
 
@@ -331,7 +297,7 @@ class LeaveRequestBodySerializer(serializers.Serializer):
     leave_type_id = IdField()
     start_date = serializers.DateField()
     end_date = serializers.DateField()
-    reason = _text(500)
+    reason = optional_text(500)
 
 
 class LeaveRequestCreateSerializer(LeaveRequestBodySerializer):
@@ -339,7 +305,7 @@ class LeaveRequestCreateSerializer(LeaveRequestBodySerializer):
 
 
 class LeaveDecisionSerializer(serializers.Serializer):
-    note = _text(500, help_text="Why (shown to the employee).")
+    note = optional_text(500, help_text="Why (shown to the employee).")
 
 
 class LeaveRequestListQuerySerializer(HrDateRangeQuery):
@@ -378,8 +344,8 @@ def leave_data(leave) -> dict:
         "employee": {"id": leave.employee_id, "name": leave.employee.full_name},
         "department": leave.employee.department.name if leave.employee.department else "",
         "leave_type": {"id": leave.leave_type_id, "name": leave.leave_type.name},
-        "start_date": _date(leave.start_date),
-        "end_date": _date(leave.end_date),
+        "start_date": iso_date(leave.start_date),
+        "end_date": iso_date(leave.end_date),
         "days": leave.days,
         "status": leave.status,
         "reason": leave.reason,
@@ -391,7 +357,7 @@ def leave_data(leave) -> dict:
     }
 
 
-LeaveRequestPageSerializer = _page_serializer(
+LeaveRequestPageSerializer = page_serializer(
     "LeaveRequestPageSerializer", "leave_requests", LeaveRequestSerializer
 )
 
@@ -413,7 +379,7 @@ class TimeEntryBodySerializer(serializers.Serializer):
     date = serializers.DateField(help_text="Today or earlier.")
     start_time = serializers.TimeField(help_text="HH:MM")
     end_time = serializers.TimeField(help_text="HH:MM, after the start, the same day.")
-    note = _text(300)
+    note = optional_text(300)
 
 
 class TimeEntryCreateSerializer(TimeEntryBodySerializer):
@@ -424,7 +390,7 @@ class TimeEntryUpdateSerializer(serializers.Serializer):
     date = serializers.DateField(required=False)
     start_time = serializers.TimeField(required=False)
     end_time = serializers.TimeField(required=False)
-    note = _text(300)
+    note = optional_text(300)
 
 
 class TimeEntryListQuerySerializer(HrDateRangeQuery):
@@ -447,7 +413,7 @@ def time_data(entry) -> dict:
     return {
         "id": entry.pk,
         "employee": {"id": entry.employee_id, "name": entry.employee.full_name},
-        "date": _date(entry.date),
+        "date": iso_date(entry.date),
         "start_time": entry.start_time.strftime("%H:%M"),
         "end_time": entry.end_time.strftime("%H:%M"),
         "hours": decimal_str(entry.hours),
@@ -457,7 +423,7 @@ def time_data(entry) -> dict:
     }
 
 
-TimeEntryPageSerializer = _page_serializer(
+TimeEntryPageSerializer = page_serializer(
     "TimeEntryPageSerializer", "time_entries", TimeEntrySerializer
 )
 
@@ -468,7 +434,7 @@ TimeEntryPageSerializer = _page_serializer(
 class EmployeeDocumentUploadSerializer(serializers.Serializer):
     employee_id = IdField()
     file = serializers.FileField(help_text="PDF, PNG or JPEG (detected from the content).")
-    title = _text(200, help_text="Default: the file name.")
+    title = optional_text(200, help_text="Default: the file name.")
     kind = _choice(DocumentKind.choices)
     visible_to_employee = serializers.BooleanField(
         required=False, default=True, help_text="Listed at /hr/me/documents (default true)."
@@ -481,12 +447,12 @@ class EmployeeDocumentUpdateSerializer(serializers.Serializer):
     visible_to_employee = StrictBooleanField(required=False)
 
 
-class EmployeeDocumentListQuerySerializer(HrListQuery):
+class EmployeeDocumentListQuerySerializer(ListQuery):
     employee_id = IdField(required=False)
     kind = _choice(DocumentKind.choices)
 
 
-class MyDocumentQuerySerializer(HrListQuery):
+class MyDocumentQuerySerializer(ListQuery):
     kind = _choice(DocumentKind.choices)
 
 
@@ -525,7 +491,7 @@ def document_data(document, *, own: bool = False) -> dict:
     }
 
 
-EmployeeDocumentPageSerializer = _page_serializer(
+EmployeeDocumentPageSerializer = page_serializer(
     "EmployeeDocumentPageSerializer", "documents", EmployeeDocumentSerializer
 )
 
@@ -549,7 +515,7 @@ class HrDashboardSerializer(serializers.Serializer):
     pending_leave_days = IntegerField()
 
 
-class WhoIsOutQuerySerializer(HrListQuery):
+class WhoIsOutQuerySerializer(ListQuery):
     date_from = serializers.DateField(required=False, help_text="Default: today.")
     date_to = serializers.DateField(required=False, help_text="Default: date_from.")
     department_id = IdField(required=False)
@@ -580,12 +546,12 @@ class WhoIsOutSerializer(serializers.Serializer):
 class RegistrySettingsWriteSerializer(serializers.Serializer):
     provider = _choice(RegistryProvider.choices)
     ergani_environment = _choice(ErganiEnvironment.choices)
-    ergani_username = _text(100, help_text="Sealed at rest; empty removes it.")
-    ergani_password = _text(200, help_text="Sealed at rest, never shown; empty removes it.")
-    employer_name = _text(200)
-    employer_tax_id = _text(20, help_text="Greek AFM.")
-    employer_registry_number = _text(20, help_text="AME.")
-    branch_code = _text(10)
+    ergani_username = optional_text(100, help_text="Sealed at rest; empty removes it.")
+    ergani_password = optional_text(200, help_text="Sealed at rest, never shown; empty removes it.")
+    employer_name = optional_text(200)
+    employer_tax_id = optional_text(20, help_text="Greek AFM.")
+    employer_registry_number = optional_text(20, help_text="AME.")
+    branch_code = optional_text(10)
     auto_submit = StrictBooleanField(required=False)
 
 
@@ -662,6 +628,6 @@ def submission_data(submission) -> dict:
     }
 
 
-SubmissionPageSerializer = _page_serializer(
+SubmissionPageSerializer = page_serializer(
     "LaborSubmissionPageSerializer", "submissions", SubmissionSerializer
 )

@@ -4,32 +4,26 @@ A provider takes a `Filing` (one submission: its kind and what is filed, built f
 event by erp.hr.labor) and answers a `Receipt`: accepted (the registry's protocol number, its
 id and time) or rejected (its reasons). A failure that may pass (the network, a timeout, a 429
 or 5xx) raises `Transient`: the Celery task retries it. Missing or refused credentials raise
-`NotConfigured`.
+`NotConfigured`. The base, the failures and `Error` are every ERP filing provider's
+(erp.core.filing_providers).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import ClassVar
 
+from erp.core.filing_providers import Error, FilingProvider, NotConfigured, Transient
 
-class Transient(Exception):
-    """The registry could not be reached or failed for now: try again later."""
-
-
-class NotConfigured(Exception):
-    """The provider lacks credentials, or the registry refused them."""
-
-
-@dataclass(frozen=True)
-class Error:
-    code: str
-    message: str
-
-    def as_dict(self) -> dict:
-        return {"code": self.code, "message": self.message}
+__all__ = [
+    "Error",
+    "Filing",
+    "LaborRegistryProvider",
+    "NotConfigured",
+    "Receipt",
+    "Transient",
+]
 
 
 @dataclass(frozen=True)
@@ -48,20 +42,10 @@ class Receipt:
     errors: tuple[Error, ...] = field(default_factory=tuple)
 
 
-class LaborRegistryProvider(ABC):
-    name: ClassVar[str] = ""
-    title: ClassVar[str] = ""
-    #: The credentials it needs (all required), as PUT /labor-registry/settings takes them.
-    credential_fields: ClassVar[tuple[str, ...]] = ()
+class LaborRegistryProvider(FilingProvider):
+    """`credential_fields` as PUT /labor-registry/settings takes them (ergani_<name>)."""
 
-    def __init__(self, credentials: dict | None = None, *, environment: str = "trial"):
-        self.credentials = dict(credentials or {})
-        self.environment = environment
+    default_environment = "trial"
 
     @abstractmethod
     def submit(self, filing: Filing) -> Receipt: ...
-
-    @abstractmethod
-    def test_credentials(self) -> str:
-        """A real call that the credentials open; answers what was checked."""
-        ...

@@ -23,7 +23,6 @@ from zoneinfo import ZoneInfo
 import requests
 from django.conf import settings
 
-from common import net
 from erp.hr.labor_providers.base import (
     Error,
     Filing,
@@ -110,9 +109,10 @@ def _registered_at(text: str) -> datetime | None:
 class ErganiRegistry(LaborRegistryProvider):
     name = "ergani"
     title = "ERGANI (Greece)"
+    authority = "ERGANI"
     credential_fields = ("username", "password")
 
-    def __init__(self, credentials: dict | None = None, *, environment: str = "trial"):
+    def __init__(self, credentials: dict | None = None, *, environment: str | None = None):
         super().__init__(credentials, environment=environment)
         self._token = ""
 
@@ -126,26 +126,15 @@ class ErganiRegistry(LaborRegistryProvider):
         return url.rstrip("/")
 
     def _call(self, method: str, endpoint: str, **kwargs) -> requests.Response:
-        try:
-            response = net.request(
-                method,
-                f"{self.base_url}/{endpoint}",
-                timeout=settings.ERGANI_HTTP_TIMEOUT,
-                **kwargs,
-            )
-        except net.OutboundError:
-            raise Transient("ERGANI could not be reached.") from None
-        if response.status_code in (401, 403):
-            raise NotConfigured(
-                f"ERGANI refused the credentials (HTTP {response.status_code}): "
-                f"{_message(response)}"
-            )
-        if response.status_code == 429 or response.status_code >= 500:
-            raise Transient(f"ERGANI answered HTTP {response.status_code}.")
-        return response
+        return self.http(
+            method, f"{self.base_url}/{endpoint}", timeout=settings.ERGANI_HTTP_TIMEOUT, **kwargs
+        )
+
+    def credentials_refused(self, response: requests.Response) -> str:
+        return f"ERGANI refused the credentials (HTTP {response.status_code}): {_message(response)}"
 
     def authenticate(self) -> str:
-        missing = [name for name in self.credential_fields if not self.credentials.get(name)]
+        missing = self.missing_credentials()
         if missing:
             raise NotConfigured(
                 f"ERGANI has no {', '.join(missing)}: set them in PUT /labor-registry/settings."

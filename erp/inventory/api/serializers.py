@@ -5,12 +5,12 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField, RowListSerializer
+from erp.core.api.base import ListQuery, page_serializer
 from store.common.formats import decimal_str, iso
 from store.common.money import money_str
-from store.common.pagination import Page
+from store.common.pagination import named_page as named_page  # the views' s.named_page
 from store.common.params import (
     ChoiceListField,
-    PageField,
     PerPageField,
     StrictCharField,
     StrictDecimalField,
@@ -60,8 +60,7 @@ class WarehouseWriteSerializer(serializers.Serializer):
         return value.upper()
 
 
-class WarehouseListQuerySerializer(serializers.Serializer):
-    page = PageField()
+class WarehouseListQuerySerializer(ListQuery):
     per_page = PerPageField(cap=100, default=50, help_text="Default 50, at most 100.")
     active = serializers.BooleanField(required=False, allow_null=True, default=None)
     search = serializers.CharField(required=False, max_length=200)
@@ -111,32 +110,15 @@ class WarehouseSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class _PageFields(serializers.Serializer):
-    total = IntegerField()
-    page = IntegerField()
-    per_page = IntegerField()
-    total_pages = IntegerField()
-
-
-class WarehousePageSerializer(_PageFields):
-    warehouses = WarehouseSerializer(many=True)
-
-
-def named_page(key: str, page: Page, render) -> dict:
-    return {
-        key: [render(item) for item in page.items],
-        "total": page.total,
-        "page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages,
-    }
+WarehousePageSerializer = page_serializer(
+    "WarehousePageSerializer", "warehouses", WarehouseSerializer
+)
 
 
 # --- Levels --------------------------------------------------------------------------------------
 
 
-class StockLevelListQuerySerializer(serializers.Serializer):
-    page = PageField()
+class StockLevelListQuerySerializer(ListQuery):
     per_page = PerPageField(cap=100, default=50, help_text="Default 50, at most 100.")
     warehouse_id = IdField(required=False)
     product_id = IdField(required=False)
@@ -222,15 +204,15 @@ class StockLevelSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class StockLevelPageSerializer(_PageFields):
-    levels = StockLevelSerializer(many=True)
+StockLevelPageSerializer = page_serializer(
+    "StockLevelPageSerializer", "levels", StockLevelSerializer
+)
 
 
 # --- Movements -----------------------------------------------------------------------------------
 
 
-class StockMovementListQuerySerializer(serializers.Serializer):
-    page = PageField()
+class StockMovementListQuerySerializer(ListQuery):
     per_page = PerPageField(cap=100, default=50, help_text="Default 50, at most 100.")
     warehouse_id = IdField(required=False)
     product_id = IdField(required=False)
@@ -299,8 +281,9 @@ class StockMovementSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class StockMovementPageSerializer(_PageFields):
-    movements = StockMovementSerializer(many=True)
+StockMovementPageSerializer = page_serializer(
+    "StockMovementPageSerializer", "movements", StockMovementSerializer
+)
 
 
 # --- Adjust, transfer, stocktake -----------------------------------------------------------------

@@ -4,12 +4,14 @@ serializers from the models (one definition documents and renders them)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField
+from erp.core.api.base import optional_text, page_serializer
 from erp.invoicing import crypto
 from erp.invoicing.choices import (
     DocumentType,
@@ -25,7 +27,7 @@ from erp.invoicing.selectors import transmission_of, vat_breakdown
 from store.common.addresses import AddressSerializer, address_data
 from store.common.locations import clean_country
 from store.common.money import MoneyField
-from store.common.pagination import Page
+from store.common.pagination import Page, named_page
 from store.common.params import (
     ChoiceListField,
     PageField,
@@ -37,12 +39,6 @@ from store.common.params import (
 
 PER_PAGE_CAP = 100
 CODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-
-
-def _text(max_length: int, **kwargs) -> StrictCharField:
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("allow_blank", True)
-    return StrictCharField(max_length=max_length, **kwargs)
 
 
 class IntChoiceField(serializers.ChoiceField):
@@ -59,9 +55,9 @@ class IntChoiceField(serializers.ChoiceField):
 
 class InvoiceSeriesWriteSerializer(serializers.Serializer):
     code = StrictCharField(max_length=20, help_text="Letters, digits, dot, dash, underscore.")
-    name = _text(100)
+    name = optional_text(100)
     document_type = serializers.ChoiceField(choices=DocumentType.choices)
-    prefix = _text(20, help_text="Printed before the number, e.g. INV-2026-.")
+    prefix = optional_text(20, help_text="Printed before the number, e.g. INV-2026-.")
     next_number = IntegerField(
         required=False, min_value=1, column="PositiveIntegerField", help_text="Default 1."
     )
@@ -98,7 +94,7 @@ class InvoiceSeriesListSerializer(serializers.Serializer):
 
 class InvoiceLineWriteSerializer(serializers.Serializer):
     description = StrictCharField(max_length=255)
-    sku = _text(64)
+    sku = optional_text(64)
     quantity = StrictDecimalField(max_digits=12, decimal_places=3, coerce_to_string=True)
     unit_price = MoneyField()
     discount = MoneyField(required=False, help_text="Off the line (quantity x unit price).")
@@ -125,14 +121,14 @@ class InvoiceWriteSerializer(serializers.Serializer):
     )
     currency = StrictCharField(min_length=3, max_length=3, required=False)
     customer_id = IdField(required=False, allow_null=True, help_text="A store customer.")
-    counterpart_name = _text(200)
-    counterpart_vat_number = _text(32, help_text="Required by the authority on B2B types.")
-    counterpart_country = _text(
+    counterpart_name = optional_text(200)
+    counterpart_vat_number = optional_text(32, help_text="Required by the authority on B2B types.")
+    counterpart_country = optional_text(
         2, help_text="ISO 3166-1 alpha-2, e.g. GR (default: the billing address's)."
     )
     billing_address = AddressSerializer(required=False)
     payment_method = IntChoiceField(choices=PaymentMethod.choices, required=False)
-    notes = _text(2000)
+    notes = optional_text(2000)
     lines = InvoiceLineWriteSerializer(many=True, required=False, max_length=500)
 
     def validate_counterpart_country(self, value: str) -> str:
@@ -148,7 +144,7 @@ class InvoiceWriteSerializer(serializers.Serializer):
 
 
 class InvoiceCancelSerializer(serializers.Serializer):
-    reason = _text(500, help_text="Printed on the credit note.")
+    reason = optional_text(500, help_text="Printed on the credit note.")
 
 
 class InvoiceListQuerySerializer(serializers.Serializer):
@@ -283,32 +279,27 @@ class InvoiceSerializer(InvoiceSummarySerializer):
         return InvoiceVatGroupSerializer(vat_breakdown(invoice.lines.all()), many=True).data
 
 
-class InvoicePageSerializer(serializers.Serializer):
-    invoices = InvoiceSummarySerializer(many=True)
-    total = IntegerField()
-    page = IntegerField()
-    per_page = IntegerField()
-    total_pages = IntegerField()
+InvoicePageSerializer = page_serializer(
+    "InvoicePageSerializer", "invoices", InvoiceSummarySerializer
+)
 
 
 def invoice_page(page: Page) -> dict:
-    return {
-        "invoices": InvoiceSummarySerializer(page.items, many=True).data,
-        **page.meta(),
-    }
+    rendered = list(InvoiceSummarySerializer(page.items, many=True).data)  # one serializer
+    return named_page("invoices", replace(page, items=rendered))
 
 
 # --- Settings -------------------------------------------------------------------------------
 
 
 class InvoicingSettingsWriteSerializer(serializers.Serializer):
-    issuer_name = _text(200)
-    issuer_vat_number = _text(32, help_text="With its country prefix, e.g. EL094259216.")
-    issuer_tax_office = _text(100)
+    issuer_name = optional_text(200)
+    issuer_vat_number = optional_text(32, help_text="With its country prefix, e.g. EL094259216.")
+    issuer_tax_office = optional_text(100)
     issuer_branch = IntegerField(required=False, min_value=0, column="PositiveIntegerField")
     issuer_address = AddressSerializer(required=False)
     issuer_email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
-    issuer_phone = _text(40)
+    issuer_phone = optional_text(40)
     default_series_id = IdField(required=False, allow_null=True)
     order_series_id = IdField(required=False, allow_null=True)
     zero_vat_exemption = IntChoiceField(
@@ -316,8 +307,10 @@ class InvoicingSettingsWriteSerializer(serializers.Serializer):
     )
     provider = serializers.ChoiceField(choices=Provider.choices, required=False)
     mydata_environment = serializers.ChoiceField(choices=MydataEnvironment.choices, required=False)
-    mydata_user_id = _text(100, write_only=True, help_text="Write only; empty removes it.")
-    mydata_subscription_key = _text(200, write_only=True, help_text="Write only; empty removes it.")
+    mydata_user_id = optional_text(100, write_only=True, help_text="Write only; empty removes it.")
+    mydata_subscription_key = optional_text(
+        200, write_only=True, help_text="Write only; empty removes it."
+    )
     auto_invoice = StrictBooleanField(required=False)
     auto_transmit = StrictBooleanField(required=False)
 

@@ -4,24 +4,30 @@ A provider takes a `Document` (what the authority needs of an issued invoice or 
 built by erp.invoicing.selectors.document_of) and answers an `Outcome`: accepted (the mark,
 uid and QR URL the authority assigned) or rejected (its reasons). A failure that may pass (the
 network, a timeout, a 5xx, the authority's technical error) raises `Transient`: the Celery
-task retries it. Wrong credentials raise `NotConfigured`.
+task retries it. Wrong credentials raise `NotConfigured`. The base, the failures and `Error`
+are every ERP filing provider's (erp.core.filing_providers).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
-from typing import ClassVar
 
+from erp.core.filing_providers import Error, FilingProvider, NotConfigured, Transient
 
-class Transient(Exception):
-    """The authority could not be reached or failed for now: try again later."""
-
-
-class NotConfigured(Exception):
-    """The provider lacks credentials, or the authority refused them."""
+__all__ = [
+    "AuthorityProvider",
+    "Cancelled",
+    "Document",
+    "Error",
+    "Line",
+    "NotConfigured",
+    "Outcome",
+    "Party",
+    "Transient",
+]
 
 
 @dataclass(frozen=True)
@@ -64,15 +70,6 @@ class Document:
 
 
 @dataclass(frozen=True)
-class Error:
-    code: str
-    message: str
-
-    def as_dict(self) -> dict:
-        return {"code": self.code, "message": self.message}
-
-
-@dataclass(frozen=True)
 class Outcome:
     accepted: bool
     mark: str = ""
@@ -86,15 +83,10 @@ class Cancelled:
     cancellation_mark: str
 
 
-class AuthorityProvider(ABC):
-    name: ClassVar[str] = ""
-    title: ClassVar[str] = ""
-    #: The credentials it needs (all required), as PATCH /invoices/settings takes them.
-    credential_fields: ClassVar[tuple[str, ...]] = ()
+class AuthorityProvider(FilingProvider):
+    """`credential_fields` as PATCH /invoices/settings takes them (mydata_<name>)."""
 
-    def __init__(self, credentials: dict | None = None, *, environment: str = "dev"):
-        self.credentials = dict(credentials or {})
-        self.environment = environment
+    default_environment = "dev"
 
     @abstractmethod
     def send(self, document: Document) -> Outcome: ...
@@ -102,9 +94,4 @@ class AuthorityProvider(ABC):
     @abstractmethod
     def cancel(self, mark: str) -> Cancelled | Outcome:
         """Cancel the document of `mark`: its cancellation mark, or a rejection (an Outcome)."""
-        ...
-
-    @abstractmethod
-    def test_credentials(self) -> str:
-        """A real call that the credentials open; answers what was checked."""
         ...

@@ -21,7 +21,6 @@ from decimal import Decimal
 import requests
 from django.conf import settings
 
-from common import net
 from erp.invoicing.choices import EXEMPT_CATEGORY
 from erp.invoicing.providers.base import (
     AuthorityProvider,
@@ -164,6 +163,7 @@ def _first(body: bytes) -> dict:
 class MydataAuthority(AuthorityProvider):
     name = "mydata"
     title = "myDATA (AADE)"
+    authority = "myDATA"
     credential_fields = ("user_id", "subscription_key")
 
     @property
@@ -172,7 +172,7 @@ class MydataAuthority(AuthorityProvider):
         return url.rstrip("/")
 
     def _request(self, method: str, endpoint: str, **kwargs) -> requests.Response:
-        missing = [name for name in self.credential_fields if not self.credentials.get(name)]
+        missing = self.missing_credentials()
         if missing:
             raise NotConfigured(
                 f"myDATA has no {', '.join(missing)}: set them in PATCH /invoices/settings."
@@ -182,20 +182,13 @@ class MydataAuthority(AuthorityProvider):
             "Ocp-Apim-Subscription-Key": self.credentials["subscription_key"],
             **kwargs.pop("headers", {}),
         }
-        try:
-            response = net.request(
-                method,
-                f"{self.base_url}/{endpoint}",
-                headers=headers,
-                timeout=settings.MYDATA_HTTP_TIMEOUT,
-                **kwargs,
-            )
-        except net.OutboundError:
-            raise Transient("myDATA could not be reached.") from None
-        if response.status_code in (401, 403):
-            raise NotConfigured(f"myDATA refused the credentials (HTTP {response.status_code}).")
-        if response.status_code == 429 or response.status_code >= 500:
-            raise Transient(f"myDATA answered HTTP {response.status_code}.")
+        response = self.http(
+            method,
+            f"{self.base_url}/{endpoint}",
+            headers=headers,
+            timeout=settings.MYDATA_HTTP_TIMEOUT,
+            **kwargs,
+        )
         if response.status_code >= 400:
             raise Transient(f"myDATA answered HTTP {response.status_code}: {response.text[:200]}")
         return response

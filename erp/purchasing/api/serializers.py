@@ -8,36 +8,22 @@ from decimal import Decimal
 from rest_framework import serializers
 
 from common.api.fields import IdField, IntegerField, RowListSerializer
+from erp.core.api.base import ListQuery, currency_field, optional_text, page_serializer
 from erp.purchasing.choices import OrderStatus
 from erp.purchasing.models import COST_DIGITS, COST_PLACES
 from erp.purchasing.services import SUPPLIER_FIELDS
 from store.common.addresses import CountryField
 from store.common.formats import decimal_str, iso
 from store.common.money import MoneyField, money_str
+from store.common.pagination import named_page as named_page  # the views' s.named_page
 from store.common.params import (
-    CaseInsensitiveChoiceField,
     ChoiceListField,
-    PageField,
-    PerPageField,
     StrictBooleanField,
     StrictCharField,
     StrictDecimalField,
 )
-from store.settings.sections import CURRENCY_CODES
 
 MAX_QUANTITY = 1_000_000
-
-
-def _text(max_length: int, **kwargs):
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("allow_blank", True)
-    return StrictCharField(max_length=max_length, **kwargs)
-
-
-def _currency(**kwargs):
-    kwargs.setdefault("required", False)
-    kwargs.setdefault("help_text", "ISO 4217, e.g. EUR.")
-    return CaseInsensitiveChoiceField(choices=CURRENCY_CODES, **kwargs)
 
 
 def _days(help_text: str, **kwargs):
@@ -54,30 +40,6 @@ def _quantity(**kwargs):
     return IntegerField(min_value=1, max_value=MAX_QUANTITY, **kwargs)
 
 
-class ListQuery(serializers.Serializer):
-    page = PageField()
-    per_page = PerPageField(cap=100, default=20, help_text="Default 20, at most 100.")
-
-
-def named_page(key: str, page, render) -> dict:
-    """`{<key>: [...], total, page, per_page, total_pages}`, as the store's orders list."""
-    return {key: [render(item) for item in page.items], **page.meta()}
-
-
-def _page_serializer(name: str, key: str, item):
-    return type(
-        name,
-        (serializers.Serializer,),
-        {
-            key: item(many=True),
-            "total": IntegerField(),
-            "page": IntegerField(),
-            "per_page": IntegerField(),
-            "total_pages": IntegerField(),
-        },
-    )
-
-
 # --- Suppliers ----------------------------------------------------------------------------------
 
 
@@ -86,7 +48,7 @@ class SupplierWriteSerializer(serializers.Serializer):
     code = serializers.SlugField(
         max_length=64, required=False, allow_blank=True, help_text="Unique; empty: from the name."
     )
-    vat_number = _text(
+    vat_number = optional_text(
         32,
         help_text="Checked with python-stdnum: an EU number with its country prefix "
         "(DE136695976), or the national format of `country`.",
@@ -94,18 +56,18 @@ class SupplierWriteSerializer(serializers.Serializer):
     email = serializers.EmailField(
         max_length=254, required=False, allow_blank=True, help_text="Purchase orders go here."
     )
-    phone = _text(40)
-    contact_name = _text(200)
+    phone = optional_text(40)
+    contact_name = optional_text(200)
     website = serializers.URLField(max_length=255, required=False, allow_blank=True)
-    address_1 = _text(255)
-    address_2 = _text(255)
-    city = _text(100)
-    postcode = _text(20)
+    address_1 = optional_text(255)
+    address_2 = optional_text(255)
+    city = optional_text(100)
+    postcode = optional_text(20)
     country = CountryField(required=False, allow_blank=True)
-    currency = _currency(help_text="ISO 4217; default: the store's currency.")
+    currency = currency_field(help_text="ISO 4217; default: the store's currency.")
     payment_terms_days = _days("Days to pay its invoices (default 30).")
     lead_time_days = _days("Days from order to delivery (default 7).")
-    notes = _text(2000)
+    notes = optional_text(2000)
     active = StrictBooleanField(required=False, help_text="Inactive suppliers get no new orders.")
 
     def validate(self, attrs):
@@ -164,16 +126,16 @@ def supplier_data(supplier) -> dict:
     }
 
 
-SupplierPageSerializer = _page_serializer("SupplierPageSerializer", "suppliers", SupplierSerializer)
+SupplierPageSerializer = page_serializer("SupplierPageSerializer", "suppliers", SupplierSerializer)
 
 
 # --- Prices -------------------------------------------------------------------------------------
 
 
 class SupplierPriceUpdateSerializer(serializers.Serializer):
-    supplier_sku = _text(64, help_text="The supplier's own code of the item.")
+    supplier_sku = optional_text(64, help_text="The supplier's own code of the item.")
     unit_price = _cost(help_text="One unit's price (up to 4 places).")
-    currency = _currency(help_text="ISO 4217; default: the supplier's currency.")
+    currency = currency_field(help_text="ISO 4217; default: the supplier's currency.")
     min_quantity = _quantity(required=False, help_text="From this many units (default 1).")
     lead_time_days = _days("Days to deliver (null: the supplier's).", allow_null=True)
 
@@ -189,13 +151,13 @@ class SupplierPriceFilterSerializer(ListQuery):
     supplier_id = IdField(required=False)
     product_id = IdField(required=False)
     variant_id = IdField(required=False)
-    currency = _currency()
+    currency = currency_field()
 
 
 class SupplierPriceListQuerySerializer(ListQuery):
     product_id = IdField(required=False)
     variant_id = IdField(required=False)
-    currency = _currency()
+    currency = currency_field()
 
 
 class PurchasingSupplierRefSerializer(serializers.Serializer):
@@ -243,7 +205,7 @@ def price_data(price) -> dict:
     }
 
 
-SupplierPricePageSerializer = _page_serializer(
+SupplierPricePageSerializer = page_serializer(
     "SupplierPricePageSerializer", "prices", SupplierPriceSerializer
 )
 
@@ -267,7 +229,7 @@ class PurchaseOrderLineInSerializer(serializers.Serializer):
 
 class PurchaseOrderUpdateSerializer(serializers.Serializer):
     supplier_id = IdField(required=False, help_text="An active supplier.")
-    currency = _currency(help_text="ISO 4217; default: the supplier's.")
+    currency = currency_field(help_text="ISO 4217; default: the supplier's.")
     exchange_rate = StrictDecimalField(
         max_digits=16,
         decimal_places=6,
@@ -286,8 +248,8 @@ class PurchaseOrderUpdateSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Default: the order date plus the supplier's lead time.",
     )
-    supplier_reference = _text(64)
-    notes = _text(2000, help_text="Printed on the PDF.")
+    supplier_reference = optional_text(64)
+    notes = optional_text(2000, help_text="Printed on the PDF.")
     lines = PurchaseOrderLineInSerializer(
         many=True,
         required=False,
@@ -318,7 +280,7 @@ class PurchaseOrderSendSerializer(serializers.Serializer):
         default=True,
         help_text="E-mail the PDF to the supplier (default); false: only mark the order sent.",
     )
-    message = _text(2000, help_text="Added to the e-mail's text.")
+    message = optional_text(2000, help_text="Added to the e-mail's text.")
 
 
 class PurchaseOrderReceiveLineSerializer(serializers.Serializer):
@@ -340,8 +302,8 @@ class PurchaseOrderReceiveSerializer(serializers.Serializer):
     warehouse_id = IdField(
         required=False, help_text="Default: the order's warehouse, else the default one."
     )
-    supplier_reference = _text(64, help_text="The supplier's delivery note.")
-    note = _text(255)
+    supplier_reference = optional_text(64, help_text="The supplier's delivery note.")
+    note = optional_text(255)
 
 
 class PurchaseOrderLineSerializer(serializers.Serializer):
@@ -474,7 +436,7 @@ def order_data(order) -> dict:
     }
 
 
-PurchaseOrderPageSerializer = _page_serializer(
+PurchaseOrderPageSerializer = page_serializer(
     "PurchaseOrderPageSerializer", "purchase_orders", PurchaseOrderSummarySerializer
 )
 
@@ -564,6 +526,6 @@ def note_data(note) -> dict:
     }
 
 
-GoodsReceivedPageSerializer = _page_serializer(
+GoodsReceivedPageSerializer = page_serializer(
     "GoodsReceivedPageSerializer", "goods_received", GoodsReceivedNoteSerializer
 )

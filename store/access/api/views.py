@@ -7,7 +7,7 @@ from store.access import selectors, services
 from store.common import nonce as nonces
 from store.common.authentication import SessionCookieAuthentication
 from store.common.capabilities import MANAGE_MANAGERS
-from store.common.pagination import paginate
+from store.common.pagination import named_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.permissions import LOGGED_IN
 from store.common.resources import StoreResourceView
@@ -47,16 +47,6 @@ NOT_HELD = "A capability the change moves is not held by the caller (`capability
 LAST_ADMIN = "Nobody active would hold manage_options any more (`last_administrator`)."
 
 
-def page_body(key: str, page, render) -> dict:
-    return {
-        key: [render(item) for item in page.items],
-        "total": page.total,
-        "page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages,
-    }
-
-
 def manager_body(user_id: int) -> dict:
     return s.manager_data(selectors.manager_get(user_id))
 
@@ -80,7 +70,7 @@ class ManagerListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.ManagerListQuerySerializer, request.query_params)
-        page = paginate(
+        page = page_of(
             selectors.manager_list(
                 search=query.get("search"),
                 role=query.get("role"),
@@ -89,10 +79,9 @@ class ManagerListView(StoreAPIView):
                 orderby=query["orderby"],
                 order=query["order"],
             ),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response(page_body("managers", page, s.manager_data))
+        return Response(named_page("managers", page, s.manager_data))
 
     @store_schema(
         summary="Make an account a manager, or give a manager more roles",
@@ -175,12 +164,11 @@ class RoleListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.RoleListQuerySerializer, request.query_params)
-        page = paginate(
+        page = page_of(
             selectors.role_list(search=query.get("search"), built_in=query.get("built_in")),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response(page_body("roles", page, s.role_data))
+        return Response(named_page("roles", page, s.role_data))
 
     @store_schema(
         summary="Create a custom role",

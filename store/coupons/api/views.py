@@ -7,7 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from store.common.capabilities import manage
-from store.common.pagination import paginate
+from store.common.pagination import data_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
@@ -34,7 +34,7 @@ class AdminCouponListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.CouponListQuerySerializer, request.query_params)
-        page = paginate(
+        page = page_of(
             selectors.coupon_list(
                 search=query.get("search"),
                 status=query.get("status"),
@@ -42,10 +42,9 @@ class AdminCouponListView(StoreAPIView):
                 orderby=query["orderby"],
                 order=query["order"],
             ),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response({"data": [s.coupon_data(c) for c in page.items], "meta": page.meta()})
+        return Response(data_page(page, s.coupon_data))
 
     @store_schema(
         summary="Create a coupon",

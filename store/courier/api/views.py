@@ -11,6 +11,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from store.common.capabilities import MANAGE_ORDERS, manage
+from store.common.pagination import named_page
 from store.common.params import validate_body, validate_query
 from store.common.schema import store_schema
 from store.common.views import StoreAPIView
@@ -220,13 +221,9 @@ class CourierPickupListView(StoreAPIView):
             return pdf_response(pdf, f"pickup-{name}-{day}.pdf")
         page = selectors.pickup_page(name, day, page=query["page"], per_page=query["per_page"])
         return Response(
-            {
-                "provider": name,
-                "date": day.isoformat(),
-                "vouchers": [s.pickup_row(v) for v in page.items],
-                "totals": totals,
-                **page.meta(),
-            }
+            named_page(
+                "vouchers", page, s.pickup_row, provider=name, date=day.isoformat(), totals=totals
+            )
         )
 
 

@@ -249,16 +249,6 @@ def customer_with_stats(customer: Customer, currency: str) -> dict:
     }
 
 
-def named_page(key: str, page, render) -> dict:
-    return {
-        key: [render(item) for item in page.items],
-        "total": page.total,
-        "page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages,
-    }
-
-
 def order_stats_data(stats: dict) -> dict:
     return {
         **stats,

@@ -14,6 +14,7 @@ from store.common.addresses import ADDRESS_FIELDS
 from store.common.authentication import StoreSessionAuthentication
 from store.common.capabilities import MANAGE_CUSTOMERS
 from store.common.errors import not_found
+from store.common.pagination import named_page
 from store.common.params import validate_body, validate_query
 from store.common.permissions import LOGGED_IN
 from store.common.resources import StoreResourceView
@@ -61,7 +62,7 @@ class CustomerListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.CustomerListQuerySerializer, request.query_params)
-        return Response(s.named_page("customers", selectors.customer_page(query), s.customer_data))
+        return Response(named_page("customers", selectors.customer_page(query), s.customer_data))
 
     @store_schema(
         summary="Create a customer",
@@ -159,9 +160,7 @@ class CustomersWithStatsView(StoreAPIView):
         query = validate_query(s.CustomerStatsListQuerySerializer, request.query_params)
         page = selectors.customers_with_stats_page(query)
         currency = selectors.store_currency()
-        return Response(
-            s.named_page("customers", page, lambda c: s.customer_with_stats(c, currency))
-        )
+        return Response(named_page("customers", page, lambda c: s.customer_with_stats(c, currency)))
 
 
 class CustomerOrdersView(StoreAPIView):

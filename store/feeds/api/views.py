@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from store.common.capabilities import has_capability, manage
 from store.common.errors import rule_broken
 from store.common.formats import iso
-from store.common.pagination import Page
+from store.common.pagination import Page, named_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
 from store.common.schema import store_schema
@@ -88,9 +88,10 @@ class FeedListView(FeedView):
     def get(self, request):
         feeds = services.feeds_ensure()
         files = selectors.feed_files_meta()
-        items = [s.feed_data(feed, files.get(feed.marketplace)) for feed in feeds]
-        page = Page(items=items, page=1, per_page=max(len(items), 1), total=len(items))
-        return Response({"feeds": page.items, **page.meta()})
+        page = Page(items=feeds, page=1, per_page=max(len(feeds), 1), total=len(feeds))
+        return Response(
+            named_page("feeds", page, lambda feed: s.feed_data(feed, files.get(feed.marketplace)))
+        )
 
 
 @NO_STORE
@@ -175,15 +176,8 @@ class FeedSkippedView(FeedView):
         selectors.marketplace_checked(marketplace)
         query = validate_query(s.FeedSkippedQuerySerializer, request.query_params)
         feed = services.feed_ensure(marketplace)
-        rows = list(feed.skipped or [])
-        start = (query["page"] - 1) * query["per_page"]
-        page = Page(
-            items=rows[start : start + query["per_page"]],
-            page=query["page"],
-            per_page=query["per_page"],
-            total=len(rows),
-        )
-        return Response({"skipped": page.items, **page.meta(), "skipped_total": feed.skipped_count})
+        page = page_of(list(feed.skipped or []), query)
+        return Response(named_page("skipped", page, skipped_total=feed.skipped_count))
 
 
 FILE_ERRORS = {

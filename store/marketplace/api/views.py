@@ -9,7 +9,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
 from store.common.capabilities import manage
-from store.common.pagination import paginate
+from store.common.pagination import named_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
 from store.common.schema import store_schema
@@ -107,8 +107,7 @@ class MarketplaceOrderListView(StoreAPIView):
             date_from=query.get("date_from"),
             date_to=query.get("date_to"),
         )
-        page = paginate(rows, page=query["page"], per_page=query["per_page"])
-        return Response({"orders": [s.order_data(row) for row in page.items], **page.meta()})
+        return Response(named_page("orders", page_of(rows, query), s.order_data))
 
 
 def _detail(row) -> Response:

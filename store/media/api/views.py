@@ -4,7 +4,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from store.common.capabilities import MANAGE_PRODUCTS
-from store.common.pagination import paginate
+from store.common.pagination import data_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.resources import StoreResourceView
 from store.common.schema import store_schema
@@ -51,14 +51,8 @@ class MediaListView(MediaBase):
     )
     def get(self, request):
         query = validate_query(s.MediaListQuerySerializer, request.query_params)
-        page = paginate(
-            selectors.media_list(search=query.get("search")),
-            page=query["page"],
-            per_page=query["per_page"],
-        )
-        return Response(
-            {"data": [s.MediaSerializer(image).data for image in page.items], "meta": page.meta()}
-        )
+        page = page_of(selectors.media_list(search=query.get("search")), query)
+        return Response(data_page(page, lambda image: s.MediaSerializer(image).data))
 
     _upload = None
 

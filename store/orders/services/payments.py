@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from decimal import Decimal
 
 from django.db import transaction
@@ -10,6 +9,7 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 
 from common import audit
+from common.events import send_after_commit
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params
 from store.common.money import money
@@ -30,8 +30,6 @@ from store.settings import selectors as store_settings
 FIELDS = ("kind", "status", "amount", "method", "transaction_id", "note", "paid_at")
 # What a payment's audit trail follows (common.audit).
 AUDITED_FIELDS = ("order", *FIELDS)
-
-logger = logging.getLogger(__name__)
 
 
 def _check_refunds(order: Order) -> None:
@@ -73,13 +71,7 @@ def _announce(order: Order, payment: Payment, *, deleted: bool = False, payment_
         "customer_name": str(address.get("company") or name or "")[:200],
         "deleted": deleted,
     }
-
-    def send() -> None:
-        for receiver, result in payment_recorded.send_robust(sender=Payment, event=event):
-            if isinstance(result, Exception):
-                logger.error("payment_recorded receiver %r failed: %s", receiver, result)
-
-    transaction.on_commit(send)
+    send_after_commit(payment_recorded, sender=Payment, event=event)
 
 
 def _unsigned(fields: dict, *, kind: str | None) -> dict:

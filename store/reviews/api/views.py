@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from store.catalog.selectors import products as product_selectors
 from store.common.capabilities import MANAGE_REVIEWS
-from store.common.pagination import paginate
+from store.common.pagination import data_page, page_of
 from store.common.params import validate_body, validate_query
 from store.common.permissions import LOGGED_IN, PUBLIC, can
 from store.common.resources import StoreResourceView
@@ -35,17 +35,16 @@ class ProductReviewsView(StoreAPIView):
     def get(self, request, product_id):
         query = validate_query(s.ProductReviewsQuerySerializer, request.query_params)
         product = product_selectors.product_exists(product_id)
-        page = paginate(
+        page = page_of(
             selectors.product_reviews(
                 product_id=product.pk,
                 rating=query.get("rating"),
                 orderby=query["orderby"],
                 order=query["order"],
             ),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response({"data": [s.review_data(r) for r in page.items], "meta": page.meta()})
+        return Response(data_page(page, s.review_data))
 
     @store_schema(
         summary="Review a product",
@@ -94,7 +93,7 @@ class ReviewListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.StaffReviewsQuerySerializer, request.query_params)
-        page = paginate(
+        page = page_of(
             selectors.reviews_for_staff(
                 status=query.get("status"),
                 product_id=query.get("product_id"),
@@ -103,12 +102,9 @@ class ReviewListView(StoreAPIView):
                 orderby=query["orderby"],
                 order=query["order"],
             ),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response(
-            {"data": [s.review_data(r, staff=True) for r in page.items], "meta": page.meta()}
-        )
+        return Response(data_page(page, lambda r: s.review_data(r, staff=True)))
 
 
 class ReviewDetailView(StoreResourceView):

@@ -11,7 +11,6 @@ from common.api.fields import IdField, IntegerField, RowListSerializer
 from store.common.addresses import DestinationSerializer
 from store.common.formats import iso
 from store.common.money import from_cents, money_str
-from store.common.pagination import Page
 from store.common.params import (
     CaseInsensitiveChoiceField,
     PageField,
@@ -190,10 +189,6 @@ def zone_data(zone: ShippingZone) -> dict:
         "created_at": iso(zone.created_at),
         "updated_at": iso(zone.updated_at),
     }
-
-
-def named_page(key: str, page: Page, render) -> dict:
-    return {key: [render(item) for item in page.items], **page.meta()}
 
 
 def calculation_data(result: selectors.Calculation) -> dict:

@@ -9,6 +9,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from store.common.capabilities import manage
+from store.common.pagination import named_page
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
 from store.common.resources import StoreResourceView
@@ -44,7 +45,7 @@ class ZonesView(StoreAPIView):
     def get(self, request):
         query = validate_query(s.ShippingPageQuerySerializer, request.query_params)
         page = selectors.zone_page(page=query["page"], per_page=query["per_page"])
-        return Response(s.named_page("zones", page, s.zone_data))
+        return Response(named_page("zones", page, s.zone_data))
 
     @store_schema(
         summary="Create a shipping zone",
@@ -119,7 +120,7 @@ class ZoneMethodsView(StoreAPIView):
     def get(self, request, zone_id):
         query = validate_query(s.ShippingPageQuerySerializer, request.query_params)
         page = selectors.method_page(zone_id, page=query["page"], per_page=query["per_page"])
-        return Response(s.named_page("methods", page, s.method_data))
+        return Response(named_page("methods", page, s.method_data))
 
     @store_schema(
         summary="Add a shipping method to a zone",

@@ -9,7 +9,6 @@ from common.api.fields import IdField, IntegerField
 from store.common.addresses import DestinationSerializer
 from store.common.formats import iso
 from store.common.money import MoneyField, from_cents, money_str, to_cents
-from store.common.pagination import Page
 from store.common.params import (
     PageField,
     PerPageField,
@@ -198,16 +197,6 @@ def tax_rate_data(rate: TaxRate) -> dict:
         "source": rate.source,
         "created_at": iso(rate.created_at),
         "updated_at": iso(rate.updated_at),
-    }
-
-
-def named_page(name: str, page: Page, shape) -> dict:
-    return {
-        name: [shape(item) for item in page.items],
-        "total": page.total,
-        "page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages,
     }
 
 

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from store.common.capabilities import manage
 from store.common.money import to_cents
+from store.common.pagination import named_page
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
 from store.common.resources import StoreResourceView
@@ -57,7 +58,7 @@ class TaxClassListView(StoreAPIView):
         query = validate_query(s.TaxClassListQuerySerializer, request.query_params)
         page = selectors.tax_class_page(query)
         usage = selectors.class_usage(c.pk for c in page.items)
-        return Response(s.named_page("classes", page, lambda c: s.tax_class_data(c, usage[c.pk])))
+        return Response(named_page("classes", page, lambda c: s.tax_class_data(c, usage[c.pk])))
 
     @store_schema(
         summary="Create a tax class",
@@ -144,7 +145,7 @@ class TaxRateListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.TaxRateListQuerySerializer, request.query_params)
-        return Response(s.named_page("rates", selectors.tax_rate_page(query), s.tax_rate_data))
+        return Response(named_page("rates", selectors.tax_rate_page(query), s.tax_rate_data))
 
     @store_schema(
         summary="Create a tax rate",

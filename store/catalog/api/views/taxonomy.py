@@ -11,7 +11,7 @@ from store.catalog.services import attributes as attribute_services
 from store.catalog.services import brands as brand_services
 from store.catalog.services import categories as category_services
 from store.common.capabilities import MANAGE_PRODUCTS
-from store.common.pagination import paginate
+from store.common.pagination import data_page, page_of, paginate
 from store.common.params import validate_body, validate_query
 from store.common.permissions import PUBLIC
 from store.common.resources import StoreResourceView
@@ -43,16 +43,15 @@ class CategoryListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.CategoryListQuerySerializer, request.query_params)
-        page = paginate(
+        page = page_of(
             selectors.categories(
                 parent_id=query.get("parent"),
                 search=query.get("search"),
                 hide_empty=query["hide_empty"],
             ),
-            page=query["page"],
-            per_page=query["per_page"],
+            query,
         )
-        return Response({"data": [s.category_data(c) for c in page.items], "meta": page.meta()})
+        return Response(data_page(page, s.category_data))
 
     @store_schema(
         summary="Create a category",
@@ -259,12 +258,8 @@ class BrandListView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.BrandListQuerySerializer, request.query_params)
-        page = paginate(
-            selectors.brands(search=query.get("search")),
-            page=query["page"],
-            per_page=query["per_page"],
-        )
-        return Response({"data": [s.brand_data(b) for b in page.items], "meta": page.meta()})
+        page = page_of(selectors.brands(search=query.get("search")), query)
+        return Response(data_page(page, s.brand_data))
 
     @store_schema(
         summary="Create a brand", request=s.BrandWriteSerializer, responses={201: s.BrandSerializer}
@@ -291,7 +286,7 @@ class BrandSearchView(StoreAPIView):
         page = paginate(
             selectors.brand_search(query["q"].strip()), page=1, per_page=query["per_page"]
         )
-        return Response({"data": [s.brand_data(b) for b in page.items], "meta": page.meta()})
+        return Response(data_page(page, s.brand_data))
 
 
 class BrandDetailView(StoreResourceView):

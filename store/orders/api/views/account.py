@@ -9,7 +9,7 @@ from common.api.throttling import ScopedRateThrottle
 from common.errors import Forbidden
 from store.common.capabilities import MANAGE_ORDERS
 from store.common.errors import not_found
-from store.common.pagination import paginate
+from store.common.pagination import page_of
 from store.common.params import validate_query
 from store.common.permissions import LOGGED_IN, PUBLIC, can
 from store.common.resources import StoreResourceView
@@ -39,12 +39,7 @@ class AccountOrdersView(StoreAPIView):
     )
     def get(self, request):
         query = validate_query(s.AccountOrdersQuerySerializer, request.query_params)
-        page = paginate(
-            selectors.orders_of_user(request.user, query),
-            page=query["page"],
-            per_page=query["per_page"],
-        )
-        return s.page_response(page)
+        return s.page_response(page_of(selectors.orders_of_user(request.user, query), query))
 
 
 class AccountOrderDetailView(StoreResourceView):
