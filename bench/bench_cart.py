@@ -3,7 +3,7 @@
 The shop's busiest write: the throttle's one Redis round trip, then at most four SQL queries
 (the cart locked and touched in one UPDATE, the line upserted in one statement, the cart's lines
 read once with their products, its coupons), and the whole cart priced in the answer (EU VAT
-rates, shipping zones from the cache). Goal (issue 11, point 4): p50 <= 2x F-pkw.
+rates, shipping zones from the cache). Goal: p50 <= 2x F-pkw.
 
 Each request adds one unit to one of 64 guest carts (its `ec_cart_id` cookie), round-robin over
 the carts and, per cart, over 10 products, so concurrent connections rarely wait on the same

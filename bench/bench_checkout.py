@@ -1,5 +1,5 @@
 """A full checkout under load, on the harness (gunicorn, PostgreSQL, Redis, wrk), against
-F-pkw (a locked update): no goal is set for it (issue 11), the ratio is reported.
+F-pkw (a locked update): no goal is set for it, the ratio is reported.
 
 - checkout_flow: each wrk connection runs shoppers' whole ways again and again:
   `POST /rest/ec/v1/cart/items` without a cart (the store makes one and answers its token in

@@ -3,7 +3,7 @@
 A reseller's integration listing its licences with its API key: authentication (key prefix
 lookup + SHA-256), the throttle's Redis round trip, the caller's 100 licences (half of them
 activated on a domain) read in one keyset chunk (licences with their product, then their
-activations: two queries) and streamed as the spec's plain JSON array. Goal (issue 11):
+activations: two queries) and streamed as the spec's plain JSON array. Goal:
 p50 <= 3x F-pk.
 
     .venv/bin/python -m bench.bench_licenses --rounds 5 --seconds 3

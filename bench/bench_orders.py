@@ -1,4 +1,4 @@
-"""Staff orders under load, against the framework floors (issue 11, point 6):
+"""Staff orders under load, against the framework floors:
 
 - order_list:    GET /rest/ec/v1/orders?per_page=100 as a shop manager (application password
                  over HTTP Basic) with 100,000 orders in the database; goal p50 <= 3x F-pk.

@@ -2,7 +2,7 @@
 
 The public, unauthenticated hot path of every installed copy: JSON in, the throttle's one Redis
 round trip, one SQL query (the licence, its product and its activations joined), an Ed25519
-signature over the verdict, JSON out. Goal (issue 11): p50 <= 1.5x F-pk, p99 <= 2x.
+signature over the verdict, JSON out. Goal: p50 <= 1.5x F-pk, p99 <= 2x.
 
     .venv/bin/python -m bench.bench_verify --rounds 5 --seconds 3
 """

@@ -8,8 +8,8 @@ Each round measures, back to back (the order alternating between rounds):
               deliveries/s from the first commit until every delivery is recorded as
               succeeded (fan-out task, batched claim, signed POST over a kept-alive
               connection, batched log insert with pruning).
-and prints the median (min-max) over the rounds of both rates and of their ratio (goal,
-issue 11: deliveries/s >= 0.5x no-op tasks/s).
+and prints the median (min-max) over the rounds of both rates and of their ratio (goal:
+deliveries/s >= 0.5x no-op tasks/s).
 
 It cannot go through the HTTP harness (the load is a queue, not requests), but it uses the
 harness's database (PostgreSQL `emporion_bench_webhooks`, BENCH_DATABASE_URL /

@@ -1,4 +1,4 @@
-"""The scale test (issue 11, point 8): the large-data paths timed on PostgreSQL + Redis.
+"""The scale test: the large-data paths timed on PostgreSQL + Redis.
 
 Seeds, into its own database `emporion_bench_scale`, 100,000 licences, 50,000 products and
 100,000 orders through the domain modules that exist (bench/scale_licences.py,

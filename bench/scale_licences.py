@@ -1,4 +1,4 @@
-"""Scale test, licences (issue 11, point 5): one account holding n licences, listed in full.
+"""Scale test, licences: one account holding n licences, listed in full.
 
 `seed(n)` bulk-creates n licences of one reseller (half of them activated on a domain, the
 list shows activations), in batches; `measure()` asks the real view for the whole list

@@ -1,4 +1,4 @@
-"""A Celery beat that schedules on one process of the whole deployment (issue 17, point 5).
+"""A Celery beat that schedules on one process of the whole deployment.
 
 Every worker may run with `--beat` (or several `celery beat` processes may run, one per
 machine); each beat's tick first holds or renews a lock in Redis (SET NX PX, renewed by its

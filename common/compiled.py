@@ -1,7 +1,7 @@
 """Fixed-shape ORM queries, compiled once per database connection.
 
 Building a Django query and compiling it to SQL costs more than the database takes to run a
-lookup by primary key or unique column: on the hot paths of issue 11 (authentication, the
+lookup by primary key or unique column: on the hot paths (authentication, the
 caller's capabilities, licence verify) about 0.3-0.8 ms per query, while PostgreSQL answers in
 0.1 ms. A `CompiledQuery` is written as an ORM query (so it follows the models, the routers and
 the backend's SQL dialect), compiled on its first use on each connection, and from then on runs

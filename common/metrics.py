@@ -1,4 +1,4 @@
-"""Prometheus metrics (issue 17, point 2), served at /metrics to a scraper that shows
+"""Prometheus metrics, served at /metrics to a scraper that shows
 METRICS_TOKEN (`Authorization: Bearer ...`) or comes from METRICS_ALLOWED_NETWORKS.
 
 - `emporion_http_request_duration_seconds{method, route}`: latency by route (the URL

@@ -1,4 +1,4 @@
-"""Request ids, structured logs and error tracking (issue 17, point 2).
+"""Request ids, structured logs and error tracking.
 
 - Every request has an id: the caller's `X-Request-ID` when it is a sane token (1-128 of
   letters, digits and `._:-`), else a new one. It is echoed in the answer's `X-Request-ID`,

@@ -439,8 +439,8 @@ _VERDICT_COLUMNS = (
 )
 
 
-# The verdict query: building and compiling the ORM query cost more than running it (issue 11:
-# about 0.5 ms of a verify's 1.3 ms in the selector), and its shape never changes, so it is
+# The verdict query: building and compiling the ORM query cost more than running it (about
+# 0.5 ms of a verify's 1.3 ms in the selector), and its shape never changes, so it is
 # compiled once per connection (common.compiled).
 _VERDICT_QUERY = CompiledQuery(
     lambda key: (

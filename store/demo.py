@@ -29,17 +29,17 @@ def seed() -> list[str]:
     lines += inventory_demo.seed()
     lines.append("  Orders (developer@example.com's under /account/orders):")
     lines += orders_demo.seed()
-    # Issue 7: shipping, tax, coupons.
+    # Shipping, tax, coupons.
     lines.append("  Shipping:")
     lines += shipping_demo.seed()
     lines.append("  Tax:")
     lines += tax_demo.seed()
     lines.append("  Coupons:")
     lines += coupons_demo.seed()
-    # Issue 7, checkout: bank details, the store's e-mail.
+    # Checkout: bank details, the store's e-mail.
     lines.append("  Checkout:")
     lines += checkout_demo.seed()
-    # Issue 16: marketplace sync and feeds.
+    # Marketplace sync and feeds.
     lines.append("  Marketplaces:")
     lines += marketplace_demo.seed()
     lines.append("  Marketplace feeds:")

@@ -8,6 +8,6 @@ urlpatterns = [
     path("", include("theme.builder.api.urls")),
     path("", include("theme.modules.api.urls")),
     path("", include("theme.mcp.api.urls")),
-    # The namespace's own OpenAPI description (issue 16, point 6).
+    # The namespace's own OpenAPI description.
     path("", include("theme.docs.api.urls")),
 ]

@@ -1,7 +1,7 @@
 """Staff views of webhooks and deliveries. Changes go through the services (same rules as the
 API): enabling/disabling, redelivery. Webhooks are created by their accounts through the API
 (the secret is shown to the account once), so the admin does not add them. Store webhooks
-(scope `store`, issue 17: created by staff at /rest/ec/v1/webhooks) are listed beside the
+(scope `store`: created by staff at /rest/ec/v1/webhooks) are listed beside the
 portal's, filterable by scope, with the same actions."""
 
 from django.contrib import admin, messages

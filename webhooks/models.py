@@ -30,7 +30,7 @@ class Event(models.TextChoices):
 
 
 class StoreEvent(models.TextChoices):
-    """The store's events (issue 17), delivered to store webhooks."""
+    """The store's events, delivered to store webhooks."""
 
     ORDER_CREATED = "order.created", "order.created"
     ORDER_STATUS_CHANGED = "order.status_changed", "order.status_changed"

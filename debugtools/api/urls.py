@@ -15,6 +15,6 @@ urlpatterns = [
     path("debug/test", views.TestEntryView.as_view()),
     path("debug/opcache-reset", views.CachesResetView.as_view()),
     path("debug/js-log", views.JsLogView.as_view()),
-    # The namespace's own OpenAPI description (issue 16, point 6).
+    # The namespace's own OpenAPI description.
     path("docs/openapi.json", DescriptionView.as_view(document=CORE), name="core-openapi"),
 ]

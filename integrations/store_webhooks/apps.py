@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class StoreWebhooksConfig(AppConfig):
-    """Store webhooks (issue 17, point 4): the HTTP routes only; the webhooks are
+    """Store webhooks: the HTTP routes only; the webhooks are
     webhooks.Webhook rows of scope `store`, delivered by the webhooks app."""
 
     name = "integrations.store_webhooks"

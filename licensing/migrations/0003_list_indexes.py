@@ -1,4 +1,4 @@
-"""Indexes of the portal licence list (issue 11): the caller's licences newest first (keyset),
+"""Indexes of the portal licence list: the caller's licences newest first (keyset),
 and on PostgreSQL trigram GIN indexes for the partial key / domain search.
 
 The trigram indexes exist on PostgreSQL only (pg_trgm; btree_gin puts owner_id in the key

@@ -1,4 +1,4 @@
-"""The catalog's store events (issue 17), published through common.events inside the write's
+"""The catalog's store events, published through common.events inside the write's
 transaction (see store.orders.events): product.created, product.updated, product.deleted.
 
 Payloads: the product's id, SKU, title, slug, type, status, prices (decimal strings or null),

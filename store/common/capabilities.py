@@ -33,10 +33,10 @@ MANAGE_CUSTOMERS = manage("customers")
 MANAGE_SETTINGS = manage("settings")
 MANAGE_MANAGERS = manage("managers")
 MANAGE_REVIEWS = manage("reviews")
-# Store webhooks (issue 17): they send order, product and customer data to outside URLs, so
+# Store webhooks: they send order, product and customer data to outside URLs, so
 # administrators only (manage_options) unless a role is given it; not the shop manager's.
 MANAGE_WEBHOOKS = manage("webhooks")
-# The theme's page builder (issue 16; spec: "Builder endpoints require edit_posts or
+# The theme's page builder (spec: "Builder endpoints require edit_posts or
 # edit_post"), named as the spec names them (no prefix). edit_post: build page layouts (save
 # new ones and one's own, preview, render, read templates); edit_posts: every layout, whoever
 # first saved it, and the saved templates. Holding edit_posts satisfies edit_post (the
@@ -90,7 +90,7 @@ SHOP_MANAGER_CAPABILITIES = (
     manage("inventory"),
     manage("shipping"),
     manage("reports"),
-    EDIT_POSTS,  # the storefront's pages (issue 16)
+    EDIT_POSTS,  # the storefront's pages
     EDIT_POST,
 )
 # Shop managers also get the Django admin's model permissions of these apps.
@@ -105,7 +105,7 @@ SHOP_MANAGER_ADMIN_APPS = (
     "store_cart",
     "store_shipping",
     "store_coupons",
-    "store_checkout",  # issue 7: checkouts (the sandbox's charges stay with administrators)
+    "store_checkout",  # Checkouts (the sandbox's charges stay with administrators)
 )
 # The seeded "Store administrator" role: manage_options, for administrators who are not
 # Django superusers.

@@ -14,10 +14,10 @@ class MovementReason(models.TextChoices):
     ORDER_REFUNDED = "order_refunded", "Order refunded"
     ORDER_FAILED = "order_failed", "Order failed"
     ORDER_DELETED = "order_deleted", "Order deleted"
-    # Issue 7 (checkout): stock held for an open checkout, and given back.
+    # Checkout: stock held for an open checkout, and given back.
     CHECKOUT_HOLD = "checkout_hold", "Held for a checkout"
     CHECKOUT_HOLD_RELEASED = "checkout_hold_released", "Checkout hold released"
-    # Issue 14 (ERP inventory and purchasing): the warehouse's own moves.
+    # ERP inventory and purchasing: the warehouse's own moves.
     TRANSFER_OUT = "transfer_out", "Transferred out"
     TRANSFER_IN = "transfer_in", "Transferred in"
     STOCKTAKE = "stocktake", "Stocktake difference"

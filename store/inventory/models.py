@@ -77,7 +77,7 @@ class StockLevel(models.Model):
         related_name="stock_levels",
     )
     quantity = models.IntegerField(default=0)
-    # Issue 14 (ERP): the level's average cost (moving average of what was received), and when
+    # ERP: the level's average cost (moving average of what was received), and when
     # to order more (purchasing's auto-reorder; the ERP's low-stock figures).
     unit_cost = models.DecimalField(
         max_digits=14,

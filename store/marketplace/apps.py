@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class StoreMarketplaceConfig(AppConfig):
-    """Marketplace sync (issue 16, point 5): the marketplaces' signed inbound notifications,
+    """Marketplace sync: the marketplaces' signed inbound notifications,
     their imported orders (store orders with stock effects; acknowledge, ship) and the
     per-marketplace settings."""
 

@@ -157,7 +157,7 @@ def test_seed_demo_again_changes_nothing_and_keeps_passwords_and_sessions(
     out = StringIO()
     call_command("seed_demo", stdout=out)
 
-    # The portal's four accounts, two products, five licences, and the ERP's (issue 14):
+    # The portal's four accounts, two products, five licences, and the ERP's:
     # the store's Business licence of its own product and the demo accountant.
     assert User.objects.count() == 5
     assert Product.objects.count() == 3

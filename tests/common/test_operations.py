@@ -1,4 +1,4 @@
-"""Issue 17, points 1-3: cross-origin access, request ids and structured logs, metrics, error
+"""Cross-origin access, request ids and structured logs, metrics, error
 tracking, and the rate-limit headers, through HTTP as an integrator or a scraper meets them."""
 
 from __future__ import annotations

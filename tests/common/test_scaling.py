@@ -1,4 +1,4 @@
-"""Issue 17, point 5: what running on several machines needs: queues by kind, one beat in the
+"""What running on several machines needs: queues by kind, one beat in the
 whole deployment, pooled database connections (a psycopg pool, or PgBouncer without
 server-side cursors) and uploads in a shared S3-compatible store instead of local disk."""
 
@@ -209,7 +209,7 @@ print(connection.settings_dict["OPTIONS"].get("server_side_binding", False), pre
 )
 def test_a_query_run_again_reuses_its_prepared_plan_unless_turned_off(env, expected):
     """Server-side binding: psycopg prepares a query run PG_PREPARE_THRESHOLD times, so
-    PostgreSQL plans the hot paths' queries once per connection (issue 11); never behind
+    PostgreSQL plans the hot paths' queries once per connection; never behind
     PgBouncer in transaction mode."""
     out = _django(BINDING_CODE, **env)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -1,4 +1,4 @@
-"""What one licence verify costs (issue 11): one SQL query, no write, and on Redis one round
+"""What one licence verify costs: one SQL query, no write, and on Redis one round
 trip for its rate limit (a Lua script: INCR + PEXPIRE on the window's first hit, answering the
 count and the time left, so a refusal's Retry-After needs no second call)."""
 

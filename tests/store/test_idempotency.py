@@ -1,4 +1,4 @@
-"""Idempotency-Key on the store (issue 10, point 6): every creating POST of ec/v1 runs once per
+"""Idempotency-Key on the store: every creating POST of ec/v1 runs once per
 key; a repeat with the same body answers the first answer (`Idempotent-Replayed: true`) and
 creates nothing; another body under the key is 422 `idempotency_key_reused`; a repeat while
 the first runs is 409. Keys belong to the account, else to the guest's cart session, else to

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 DOCS = f"{API}/docs/openapi.json"
 BODY_METHODS = {"post", "put", "patch"}
-# Issue 7: cart and coupons.
+# Cart and coupons.
 CART_AND_COUPON_PATHS = {
     "/cart",
     "/cart/items",
@@ -29,7 +29,7 @@ CART_AND_COUPON_PATHS = {
     "/admin/coupons",
     "/admin/coupons/{coupon_id}",
 }
-# Issue 7: the Checkout group.
+# The Checkout group.
 CHECKOUT_PATHS = {
     "/checkout",
     "/checkout/settings",
@@ -41,7 +41,7 @@ CHECKOUT_PATHS = {
     "/checkout/{checkout_id}/validate",
     "/checkout/{checkout_id}/complete",
 }
-# Issue 12: the Emails group.
+# The Emails group.
 EMAIL_PATHS = {
     "/emails/templates",
     "/emails/templates/{email_type}",
@@ -51,8 +51,8 @@ EMAIL_PATHS = {
     "/emails/settings",
 }
 
-# Issue 12: customers and my account.
-# Issue 13: the Courier group and an order's courier routes.
+# Customers and my account.
+# The Courier group and an order's courier routes.
 COURIER_PATHS = {
     "/courier/{provider}/test-connection",
     "/courier/{provider}/create-voucher",
@@ -86,7 +86,7 @@ CUSTOMER_PATHS = {
     "/account/password",
 }
 
-# Issue 13: payments and gateway config.
+# Payments and gateway config.
 PAYMENT_PATHS = {
     "/payment/methods",
     "/payment/gateways",
@@ -103,7 +103,7 @@ PAYMENT_PATHS = {
     "/payment/gateway-config/{config_id}/test",
 }
 
-# Issue 12: managers (RBAC) and the dashboard.
+# Managers (RBAC) and the dashboard.
 MANAGERS_AND_DASHBOARD_PATHS = {
     "/managers",
     "/managers/{user_id}",
@@ -112,7 +112,7 @@ MANAGERS_AND_DASHBOARD_PATHS = {
     "/managers/capabilities",
     "/dashboard/stats",
 }
-# Issue 13, point 5: tax.
+# Tax.
 TAX_PATHS = {
     "/tax/classes",
     "/tax/classes/{class_ref}",
@@ -125,8 +125,8 @@ TAX_PATHS = {
     "/tax/countries",
 }
 
-# Issue 13: shipping zones, methods, the calculation.
-# Issue 14: the ERP (erp/), mounted beside the store.
+# Shipping zones, methods, the calculation.
+# The ERP (erp/), mounted beside the store.
 ERP_PATHS = {
     "/erp/status",
     "/erp/activate",
@@ -146,7 +146,7 @@ ERP_PATHS = {
     "/erp/portal-settings",
 }
 
-# Issue 14: the ERP's inventory (erp/inventory), on the store's ledger.
+# The ERP's inventory (erp/inventory), on the store's ledger.
 ERP_INVENTORY_PATHS = {
     "/warehouses",
     "/warehouses/{warehouse_id}",
@@ -162,7 +162,7 @@ ERP_INVENTORY_PATHS = {
     "/stock/stats",
 }
 
-# Issue 14: ERP invoicing.
+# ERP invoicing.
 INVOICING_PATHS = {
     "/invoices",
     "/invoices/{invoice_id}",
@@ -179,7 +179,7 @@ INVOICING_PATHS = {
     "/invoice-series/{series_id}",
 }
 
-# Issue 14: ERP purchasing.
+# ERP purchasing.
 PURCHASING_PATHS = {
     "/suppliers",
     "/suppliers/{supplier_id}",
@@ -217,7 +217,7 @@ CRM_PATHS = {
     "/crm/rfm",
 }
 
-# Issue 17: store webhooks (integrations.store_webhooks).
+# Store webhooks (integrations.store_webhooks).
 STORE_WEBHOOK_PATHS = {
     "/webhooks",
     "/webhooks/{webhook_id}",
@@ -227,7 +227,7 @@ STORE_WEBHOOK_PATHS = {
     "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
 }
 
-# Issue 15: ERP accounting.
+# ERP accounting.
 ACCOUNTING_PATHS = {
     "/accounts",
     "/accounts/tree",
@@ -247,7 +247,7 @@ ACCOUNTING_PATHS = {
     "/reports/accounts-payable",
 }
 
-# Issue 15: ERP HR and the labor registry.
+# ERP HR and the labor registry.
 HR_PATHS = {
     "/departments",
     "/departments/{department_id}",
@@ -292,7 +292,7 @@ SHIPPING_PATHS = {
     "/shipping/method-types",
 }
 
-# Issue 16, point 5: marketplace sync (store.marketplace).
+# Marketplace sync (store.marketplace).
 MARKETPLACE_PATHS = {
     "/marketplace/webhook/{marketplace}",
     "/marketplace/orders",
@@ -304,7 +304,7 @@ MARKETPLACE_PATHS = {
     "/marketplace/settings",
 }
 
-# Issue 16, point 5: marketplace feeds and the category mapping (store.feeds).
+# Marketplace feeds and the category mapping (store.feeds).
 FEED_PATHS = {
     "/marketplace/feeds",
     "/marketplace/feeds/{marketplace}",
@@ -390,7 +390,7 @@ def test_the_description_covers_ec_v1_only(schema):
             "/media",
             "/media/{media_id}",
             "/auth/nonce",
-            # Orders (issue 6)
+            # Orders
             "/orders",
             "/orders/{order_id}",
             "/orders/{order_id}/status",
@@ -552,7 +552,7 @@ def test_the_email_operations(schema):
 
 
 def test_the_vat_number_and_restock_fields(schema):
-    """Issue 13 follow-up: the VAT number and the reverse charge in the cart, checkout and
+    """The VAT number and the reverse charge in the cart, checkout and
     order bodies; the refund's restock of some lines."""
     shapes = schema["components"]["schemas"]
     for name in ("CartSummary", "Cart", "Checkout", "Order", "CustomerOrder"):

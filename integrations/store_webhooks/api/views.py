@@ -1,4 +1,4 @@
-"""The store's webhooks (issue 17, point 4): ec_manage_webhooks (or manage_options).
+"""The store's webhooks: ec_manage_webhooks (or manage_options).
 
 Thin views: the store's view kernel (store.common: authentication, capabilities, errors,
 pages, Idempotency-Key) over the webhooks app's services and selectors, which deliver store

@@ -1,4 +1,4 @@
-"""Marketplace feeds (issue 16, point 5): ec_manage_marketplace (or manage_options), except
+"""Marketplace feeds: ec_manage_marketplace (or manage_options), except
 the feed file itself, which a marketplace fetches with the feed's secret token.
 
 Thin views over store.feeds.services and selectors.

@@ -1,4 +1,4 @@
-"""The bank-transfer hold is counted in hours now (issue 10: 24 hours by default, no "never").
+"""The bank-transfer hold is counted in hours now (24 hours by default, no "never").
 
 A store that set `payments.bank_transfer_hold_days` keeps its choice, as hours: days x 24, and
 0 ("never") becomes the longest hold, 60 days. Until this runs, reading the settings ignores

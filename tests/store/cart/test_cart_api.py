@@ -74,7 +74,7 @@ def test_adding_an_item_makes_the_cart_and_answers_it(anon, lamp):
         "image": image.url,
         "options": {},
         "stock_status": "in_stock",
-        "max_quantity": 100,  # cart.max_quantity (issue 10: was 9999)
+        "max_quantity": 100,  # cart.max_quantity (was 9999)
     }
     assert len(item["id"]) == 32
     assert cart["item_count"] == 2

@@ -1,4 +1,4 @@
-"""The shopper's coupon routes are the cart's (issue 10, point 8): served by the cart app at
+"""The shopper's coupon routes are the cart's: served by the cart app at
 the same paths; the coupons app keeps only the managers' routes and does not reach into the
 cart's API."""
 

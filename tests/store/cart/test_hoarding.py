@@ -1,4 +1,4 @@
-"""Stock hoarding, the cart's part (issue 10, point 5): units per line are capped far below the
+"""Stock hoarding, the cart's part: units per line are capped far below the
 old 9999, and every cart write is rate limited per client address (per account when logged
 in), 429 with Retry-After in the store's error shape, changing nothing."""
 

@@ -1,4 +1,4 @@
-"""Query ceilings of the cart's hot path (issue 11): an add to a cart costs at most 2 SQL queries
+"""Query ceilings of the cart's hot path: an add to a cart costs at most 2 SQL queries
 on PostgreSQL (the lock, touch and upsert in one statement, then the lines) and 3 elsewhere,
 whatever the cart holds; a new cart costs 3; one more (its coupons) only when coupons are
 applied to it.
@@ -118,7 +118,7 @@ def test_an_add_reads_the_cache_once_besides_its_rate_limit(products, cache_call
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs a real Redis (REDIS_URL)")
 def test_an_add_costs_one_redis_round_trip_on_redis(products, redis_round_trips):
     """On Redis the rate limit's script also reads the settings and version tokens (MGET in the
-    same EVALSHA): the add and its pricing cost one Redis round trip in all (issue 11)."""
+    same EVALSHA): the add and its pricing cost one Redis round trip in all."""
     from django.core.cache import cache
 
     from store.cart.services.pricing import pricing_cache_keys

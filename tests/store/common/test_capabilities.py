@@ -19,9 +19,9 @@ from tests.store.catalog.factories import make_product
 
 pytestmark = pytest.mark.django_db
 
-# Routes with a rate limit, per method (spec: no built-in global limit). Issue 7: coupon codes
-# can be guessed; completing, order-received lookups, the checkout's account routes. Issue 10
-# (stock hoarding): starting a checkout, and every cart write.
+# Routes with a rate limit, per method (spec: no built-in global limit): coupon codes can be
+# guessed; completing, order-received lookups, the checkout's account routes; against stock
+# hoarding, starting a checkout and every cart write.
 STRICT_LIMITS = {
     ("rest/ec/v1/coupons/apply", "POST"): "coupon_validate",
     ("rest/ec/v1/coupons/validate", "POST"): "coupon_validate",
@@ -42,8 +42,8 @@ STRICT_LIMITS = {
     ("rest/ec/v1/checkout/<id:checkout_id>", "PATCH"): "cart_write",
     ("rest/ec/v1/checkout/<id:checkout_id>", "PUT"): "cart_write",
     ("rest/ec/v1/checkout/<id:checkout_id>/validate", "POST"): "cart_write",
-    ("rest/ec/v1/emails/test", "POST"): "email_test",  # issue 12: it mails any address
-    # issue 17: a store webhook's test ping sends a request to an outside address at once
+    ("rest/ec/v1/emails/test", "POST"): "email_test",  # it mails any address
+    # A store webhook's test ping sends a request to an outside address at once
     ("rest/ec/v1/webhooks/<id:webhook_id>/test", "POST"): "webhook_send",
     (
         "rest/ec/v1/webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/redeliver",
@@ -86,7 +86,7 @@ def test_every_store_view_uses_the_store_base_and_declares_known_access():
         assert not route.endswith("/"), route
         for method in ("get", "post", "put", "patch", "delete"):
             if hasattr(view, method):
-                # spec: no built-in rate limit; issues 7 and 10 ask for some on a few routes.
+                # spec: no built-in rate limit; a few routes have one (STRICT_LIMITS).
                 scope = STRICT_LIMITS.get((route, method.upper()))
                 assert scope_of(view, method) == scope, (route, method)
                 access = view.access.get(method.upper(), view.access.get("*"))
@@ -105,7 +105,7 @@ def test_store_views_do_not_use_the_portal_defaults():
             assert classes == [StoreSessionAuthentication, AppPasswordAuthentication], route
         parsers = {p.media_type for p in view.parser_classes}
         if route.startswith("rest/ec/v1/checkout"):
-            # Issue 7: JSON only, so that a cross-site form cannot log in or place an order.
+            # JSON only, so that a cross-site form cannot log in or place an order.
             assert parsers == {"application/json"}, route
         else:
             assert parsers == {"application/json", "multipart/form-data"}, route
@@ -144,7 +144,7 @@ def test_the_seeded_roles():
         "ec_manage_inventory",
         "ec_manage_shipping",
         "ec_manage_reports",
-        # issue 16: the theme's page builder (edit any layout, edit a layout)
+        # The theme's page builder (edit any layout, edit a layout)
         "edit_posts",
         "edit_post",
     }

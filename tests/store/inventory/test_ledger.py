@@ -267,7 +267,7 @@ def test_the_opening_balance_migration_accounts_for_stock_made_before_the_ledger
 
     migration = import_module("store.inventory.migrations.0001_initial")
     lamp = Product.objects.create(title="Old", slug="old", track_inventory=True)
-    Product.objects.filter(pk=lamp.pk).update(stock_quantity=12)  # as stored before issue 6
+    Product.objects.filter(pk=lamp.pk).update(stock_quantity=12)  # as an older version stored it
     migration.opening_stock(apps, connection.schema_editor())
     movement = StockMovement.objects.get(product=lamp)
     assert (movement.quantity, movement.reason, movement.reference_type) == (

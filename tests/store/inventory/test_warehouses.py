@@ -113,7 +113,7 @@ def test_stock_levels_and_movements_are_read_only_in_the_admin(admin_client):
     movement_change = reverse("admin:store_inventory_stockmovement_change", args=[movement.pk])
     assert b"_save" not in admin_client.get(movement_change).content
     assert admin_client.post(movement_change, {"quantity": 99}).status_code == 403
-    # A level's reorder settings are editable (issue 14, through the service); its quantity not.
+    # A level's reorder settings are editable (through the service); its quantity not.
     admin_client.post(
         reverse("admin:store_inventory_stocklevel_change", args=[level.pk]), {"quantity": 99}
     )

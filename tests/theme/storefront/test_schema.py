@@ -1,6 +1,6 @@
 """The storefront operations are described (drf-spectacular, the store's schema class) without
-warnings or errors, with every status they answer. (The theme namespace's own description
-route is another step of issue 16; this keeps the storefront's part of it sound.)"""
+warnings or errors, with every status they answer (the theme namespace's own description
+is tested beside it)."""
 
 import pytest
 from django.conf import settings
