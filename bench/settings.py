@@ -1,6 +1,6 @@
 """Settings of the benchmark server (gunicorn, DEBUG off): the project's, plus the floors.
 
-The harness (bench/harness.py) sets the environment: DATABASE_URL (the bench's PostgreSQL
+The harness (bench/harness/) sets the environment: DATABASE_URL (the bench's PostgreSQL
 database), REDIS_URL (cache, throttles and broker on Redis), a fixed SECRET_KEY (tokens seeded
 once stay valid across runs) and BENCH_NAME (the cache's key prefix, flushed before each run).
 """

@@ -1,4 +1,4 @@
-"""The benchmark harness's pure parts (bench/harness.py), without a load: wrk's output, the
+"""The benchmark harness's pure parts (bench/harness/), without a load: wrk's output, the
 ratios over rounds, the goal verdicts, the refusal of a case that mostly errors, the Lua script
 and bench/results.md. One test runs wrk for a second against a stub server, when wrk exists."""
 
@@ -324,8 +324,8 @@ def test_extra_env_reaches_the_server_and_seed_of_that_bench_only(monkeypatch, t
         seen["env"] = env
         raise RuntimeError("stop here")
 
-    monkeypatch.setattr(harness, "prepare_database", prepare)
-    monkeypatch.setattr(harness, "ROOT", tmp_path)
+    monkeypatch.setattr(harness.runner, "prepare_database", prepare)
+    monkeypatch.setattr(harness.environment, "ROOT", tmp_path)
     with pytest.raises(RuntimeError, match="stop here"):
         harness.run_bench(
             "x", seed=None, cases=[], argv=[], extra_env={"PAYMENT_SANDBOX_ALLOWED": "1"}
