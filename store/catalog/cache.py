@@ -10,15 +10,28 @@ Version tokens, not a single family version, so that a sale does not empty the c
   variants, gallery, stock or rating. The product's cached bodies (list summary, single read)
   are keyed by it, so only that product's bodies are read again.
 - one token per list dimension (price, stock, stock quantity, rating, popularity, modified):
-  bumped when a product's value of it changes. A cached page stores the ids and meta of a
-  page; its key embeds the general token and only the dimensions the page's filters and
-  order depend on (a price change drops pages filtered or ordered by price, not the others;
-  a stock quantity change only the stock_quantity order, a stock status change the pages
-  that hide or filter by stock status). The page's bodies come from the product bodies.
+  bumped when a product's value of it changes. A cached page stores its ids, each product's
+  token as built, its meta and its answer (its entries beside it); its key embeds the general token
+  and only the dimensions the page's filters and order depend on (a price change drops pages
+  filtered or ordered by price, not the others; a stock quantity change only the
+  stock_quantity order, a stock status change the pages that hide or filter by stock
+  status). A page whose products' tokens moved is rebuilt from its entries, the changed
+  products' entries read again (store.catalog.api.serializers.bodies).
 
-Each bump happens at once and again on commit (store.common.cache explains why). The cache is
-best-effort: while Redis is unreachable no token can be read, keys are None and callers read
-the database (common.cache turns an outage into a miss).
+Each bump happens at once and again on commit (store.common.cache explains why). A token that
+is missing (never made, expired, Redis emptied) is made by the reader that finds it missing and
+written at once, before that reader reads the database: whatever it stores under the token was
+then read after the token existed, so a change committed later bumps the token again and leaves
+the entry unread. Two readers that both find it missing each write one (the last stays; what
+the other stored is never read and expires). A reader that made its tokens knows that nothing
+is cached under them (`fresh`) and skips those reads. The cache is best-effort: an unreachable
+Redis reads as missing tokens and drops the writes (common.cache), so every read goes to the
+database until it is back. With STORE_CATALOG_CACHE_SECONDS at 0 nothing is cached: keys are
+None and callers read the database. One read cannot follow the rule: a page built from the
+database learns its products (and reads their tokens) only with its rows, so a change
+committed in the moment between the two could stay on that page until the product changes
+again or the page expires; the page's key itself (general and dimension tokens) is read
+first, as the rule asks.
 
 Model signals catch every ORM save and delete (services and admin alike); services that write
 with queryset.update() call `invalidate()` themselves, naming the products and dimensions.
@@ -30,6 +43,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -84,33 +98,82 @@ def _new_token() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def tokens(names: Iterable[str]) -> dict[str, str] | None:
-    """The current tokens of the general version and dimensions; None: read uncached."""
+@dataclass(frozen=True)
+class Tokens:
+    """Version tokens (`versions`, by name) and product tokens (`products`, by id) as read.
+    `made`: the ones that were missing, made by this reader, by key; `lasting`: those of them
+    written without an expiry (see `read_tokens`); `written`: whether they are written
+    already (else the caller writes them with its entries: `set_many`). `fresh`: some token
+    was made, so nothing is cached under the keys they stamp."""
+
+    versions: dict[str, str]
+    products: dict[int, str]
+    made: dict[str, str]
+    lasting: frozenset[str]
+    written: bool
+
+    @property
+    def fresh(self) -> bool:
+        return bool(self.made)
+
+
+def _write_tokens(made: dict[str, str], lasting: frozenset[str]) -> None:
+    expiring = {key: token for key, token in made.items() if key not in lasting}
+    if expiring:
+        cache.set_many(expiring, _lifetime())
+    if len(expiring) < len(made):
+        cache.set_many({key: made[key] for key in lasting}, None)
+
+
+def read_tokens(
+    names: Iterable[str] = (),
+    product_ids: Iterable[int] = (),
+    *,
+    write: bool = True,
+    listed: bool = False,
+) -> Tokens | None:
+    """The current tokens of the general version and dimensions `names` and of the products
+    `product_ids`, in one round trip; the missing ones are made and, with `write`, written in a
+    second (before the caller reads the database: see the module's docstring). Without `write`
+    the caller writes `made` itself, with its entries (a list page whose products are known only
+    once read). None: caching is off.
+
+    `listed`: the products are rows the database answered (a page's), not ids a request named.
+    Their tokens made here are written without an expiry (one MSET for a page's hundred, where
+    each expiry is a command of its own): they are as many as the products, and a product's
+    deletion bumps its token, which then expires. A token made for an id a request named
+    expires, so that requests for ids that do not exist fill nothing for long."""
     if not _enabled():
         return None
-    keys = {_version_key(name): name for name in names}
-    found = cache.get_many(list(keys))
-    missing = [key for key in keys if key not in found]
-    if missing:
-        for key in missing:
-            cache.add(key, _new_token(), _lifetime())
-        found.update(cache.get_many(missing))
-        if any(key not in found for key in keys):
-            return None  # the cache is unreachable
-    return {keys[key]: value for key, value in found.items()}
+    version_keys = {_version_key(name): name for name in names}
+    product_keys = {_product_key(pk): pk for pk in product_ids}
+    keys = [*version_keys, *product_keys]
+    found = cache.get_many(keys) if keys else {}
+    made = {key: _new_token() for key in keys if key not in found}
+    lasting = frozenset(key for key in made if listed and key in product_keys)
+    if made and write:
+        _write_tokens(made, lasting)
+    found.update(made)
+    return Tokens(
+        versions={name: found[key] for key, name in version_keys.items()},
+        products={pk: found[key] for key, pk in product_keys.items()},
+        made=made,
+        lasting=lasting,
+        written=write,
+    )
 
 
-def product_tokens(product_ids: list[int]) -> dict[int, str]:
+def tokens(names: Iterable[str]) -> dict[str, str] | None:
+    """The current tokens of the general version and dimensions; None: read uncached."""
+    read = read_tokens(names)
+    return None if read is None else read.versions
+
+
+def product_tokens(product_ids: list[int], *, listed: bool = False) -> dict[int, str]:
     """Each product's token; a product without one gets one now (no bump: nothing was
-    cached under the old one)."""
-    keys = {_product_key(pk): pk for pk in product_ids}
-    found = cache.get_many(list(keys))
-    out = {keys[key]: value for key, value in found.items()}
-    fresh = {key: _new_token() for key in keys if key not in found}
-    if fresh:
-        cache.set_many(fresh, _lifetime())
-        out.update({keys[key]: value for key, value in fresh.items()})
-    return out
+    cached under the old one). `listed`: as read_tokens."""
+    read = read_tokens((), product_ids, listed=listed)
+    return {} if read is None else read.products
 
 
 def _digest(args: dict) -> str:
@@ -119,26 +182,47 @@ def _digest(args: dict) -> str:
     ).hexdigest()[:40]
 
 
-def entry_key(view: str, args: dict, dimensions: Iterable[str]) -> tuple[str, str] | None:
-    """The key of a cached page or facet body under the tokens it depends on, with the
-    general token (for the product bodies' keys); None: read uncached."""
-    current = tokens((GENERAL, *sorted(set(dimensions))))
-    if current is None:
+@dataclass(frozen=True)
+class PageKey:
+    key: str  # the page (or facet body) under the tokens it depends on
+    general: str  # the general token, which stamps the product bodies' keys
+    fresh: bool  # a token was made just now: nothing is cached under `key` yet
+
+
+def page_key(view: str, args: dict, dimensions: Iterable[str]) -> PageKey | None:
+    """The key of a cached page or facet body under the tokens it depends on; None: read
+    uncached."""
+    read = read_tokens((GENERAL, *sorted(set(dimensions))))
+    if read is None:
         return None
+    current = read.versions
     stamp = ".".join(f"{name}={current[name]}" for name in sorted(current))
-    return f"store:catalog:e2:{view}:{_digest({'tokens': stamp, **args})}", current[GENERAL]
+    return PageKey(
+        f"store:catalog:e3:{view}:{_digest({'tokens': stamp, **args})}",
+        current[GENERAL],
+        read.fresh,
+    )
 
 
-def rendered_key(page_key: str, product_tokens_: dict[int, str], ids: list[int]) -> str:
-    """The key of a page's rendered answer under its products' current tokens."""
-    stamp = hashlib.sha256(",".join(product_tokens_[pk] for pk in ids).encode()).hexdigest()
-    return f"{page_key}:r:{stamp[:32]}"
+def entry_key(view: str, args: dict, dimensions: Iterable[str]) -> tuple[str, str] | None:
+    """`page_key` as (key, general token); None: read uncached."""
+    found = page_key(view, args, dimensions)
+    return None if found is None else (found.key, found.general)
 
 
 def body_keys(kind: str, general: str, product_tokens_: dict[int, str]) -> dict[int, str]:
+    """The keys of the products' cached bodies of `kind`: `s` a list entry (a dict, built in
+    Python), `j` a list entry (its JSON text, written by the database), both kept when a page
+    is rebuilt, for the other pages that show the product; `d` a single read (its slug and
+    rendered JSON)."""
     return {
         pk: f"store:catalog:{kind}:{general}:{pk}:{token}" for pk, token in product_tokens_.items()
     }
+
+
+def slug_key(general: str, slug: str) -> str:
+    """The key of the product id a slug named when read (single reads by slug)."""
+    return f"store:catalog:slug:{general}:{hashlib.sha256(slug.encode()).hexdigest()[:32]}"
 
 
 def get(key: str):
@@ -149,8 +233,17 @@ def get_many(keys: Iterable[str]) -> dict:
     return cache.get_many(list(keys))
 
 
-def set_many(entries: dict) -> None:
-    if entries and _enabled():
+def set_many(entries: dict, tokens_: Tokens | None = None) -> None:
+    """Store `entries`, with the tokens `tokens_` made and left for the caller to write (in the
+    same round trip, but for the lasting ones)."""
+    if not _enabled():
+        return
+    if tokens_ is not None and not tokens_.written:
+        lasting = tokens_.lasting
+        entries = {**{k: v for k, v in tokens_.made.items() if k not in lasting}, **entries}
+        if lasting:
+            cache.set_many({key: tokens_.made[key] for key in lasting}, None)
+    if entries:
         cache.set_many(entries, settings.STORE_CATALOG_CACHE_SECONDS)
 
 

@@ -123,3 +123,34 @@ def test_search_facets_and_taxonomy_lists_are_bounded(catalog, anon, django_asse
         cache.clear()
         with django_assert_max_num_queries(ceiling):
             assert anon.get(path, params).status_code == 200
+
+
+# --- Cold reads: the cache emptied of every key the request reads ---------------------------------
+# On PostgreSQL the bodies are written by the database (store.catalog.selectors.product_json):
+# the store settings, the COUNT and the page's entries; a single read is one query. Elsewhere the
+# Python path reads the rows and their relations.
+
+
+def test_a_cold_page_of_100_costs_three_queries(catalog, anon, django_assert_max_num_queries):
+    cache.clear()
+    ceiling = 3 if connection.vendor == "postgresql" else 4  # settings, count, page (+ categories)
+    with django_assert_max_num_queries(ceiling):
+        response = anon.get(f"{API}/products", {"per_page": 100})
+    assert len(response.json()["data"]) == 100
+    assert response.json()["data"][0]["featured_image"]["url"].startswith("/media/")
+
+
+def test_a_cold_product_page_costs_one_query(catalog, anon, django_assert_max_num_queries):
+    product = make_product(
+        title="Boots", type="variable", brand=BrandFactory().pk, featured_image_id=media_row().pk
+    )
+    add_gallery(product, media_row(), media_row())
+    size = AttributeFactory(slug="boot-size")
+    for term in (TermFactory(attribute=size), TermFactory(attribute=size)):
+        make_variant(product, term, image_id=media_row().pk)
+    cache.clear()
+    ceiling = 1 if connection.vendor == "postgresql" else 7
+    with django_assert_max_num_queries(ceiling):
+        body = anon.get(f"{API}/products/{product.pk}").json()
+    assert len(body["variants"]) == 2
+    assert len(body["gallery_images"]) == 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from django.http import HttpResponse
@@ -28,6 +27,7 @@ from store.common.views import StoreAPIView
 from store.inventory import selectors as inventory_selectors
 from store.settings import selectors as store_settings
 
+from ..serializers import bodies
 from ..serializers import products as s
 
 TAG = "Products"
@@ -100,108 +100,12 @@ def _json(content: bytes) -> HttpResponse:
     return HttpResponse(content, content_type="application/json")
 
 
-def _hooks_stamp() -> str:
-    """Cached bodies carry the hooks' output: keyed by the hooks registered (a callback added
-    or removed at run time is not hidden by bodies cached before)."""
-    return hooks.registration(hooks.API_PRODUCT_RESPONSE, hooks.API_PRODUCTS_RESPONSE)
-
-
-def _summary(product) -> dict:
-    return hooks.apply_filters(hooks.API_PRODUCT_RESPONSE, s.product_summary(product), product)
-
-
-def _store_summaries(summaries: dict[int, dict], general: str, tokens: dict[int, str]) -> None:
-    """Keep each list entry under its product's token (store.catalog.cache); entries cached
-    already (the product unchanged since) are not written again."""
-    keys = catalog_cache.body_keys("s", general, tokens)
-    cached = catalog_cache.get_many(keys.values())
-    catalog_cache.set_many(
-        {keys[pk]: body for pk, body in summaries.items() if keys[pk] not in cached}
-    )
-
-
-def _summaries(ids: list[int], general: str, tokens: dict[int, str]) -> list[dict] | None:
-    """A cached page's entries: the cached ones, the others read (two queries, whatever
-    their number) and cached. None: a product left the list since the page was cached."""
-    keys = catalog_cache.body_keys("s", general, tokens)
-    found = catalog_cache.get_many(keys.values())
-    bodies = {pk: found[key] for pk, key in keys.items() if key in found}
-    missing = [pk for pk in ids if pk not in bodies]
-    if missing:
-        fresh = {product.pk: _summary(product) for product in selectors.products_by_ids(missing)}
-        if len(fresh) != len(missing):
-            return None
-        catalog_cache.set_many({keys[pk]: body for pk, body in fresh.items()})
-        bodies.update(fresh)
-    return [bodies[pk] for pk in ids]
-
-
-def _cached_page(key: str, general: str):
-    """A cached page's answer: its rendering while none of its products changed (two round
-    trips: the products' tokens, the rendering), else rebuilt from the product entries."""
-    entry = catalog_cache.get(key)
-    if entry is None:
-        return None
-    ids = entry["ids"]
-    tokens = catalog_cache.product_tokens(ids)
-    rendered = catalog_cache.rendered_key(key, tokens, ids)
-    content = catalog_cache.get(rendered)
-    if content is not None:
-        return _json(content)
-    data = _summaries(ids, general, tokens)
-    if data is None:
-        return None
-    response = _list_response(data, entry["args"], entry["meta"], entry["inventory"])
-    catalog_cache.set_many({rendered: response.content})
-    return response
-
-
-def _list_response(data: list[dict], args: dict, meta: dict, inventory: dict) -> HttpResponse:
-    data = hooks.apply_filters(hooks.API_PRODUCTS_RESPONSE, data, args, meta["total"])
-    body = {"data": data, "meta": meta, "inventory_settings": inventory}
-    return _json(JSONRenderer().render(body))
-
-
 def _cached_detail(request, load, product_id: int | None = None, slug: str | None = None):
-    """A single product's body for the public, from the cache when its product's token is
-    unchanged: no query. Managers (who may see drafts) read the database."""
-    manager = can(request, MANAGE_PRODUCTS)
-    current = None if manager else catalog_cache.tokens([catalog_cache.GENERAL])
-    if current is None:
-        return Response(product_response(load(manager)))
-    general = f"{current[catalog_cache.GENERAL]}.{_hooks_stamp()}"
-    if product_id is None:
-        slug_key = f"store:catalog:slug:{general}:{_digest_slug(slug)}"
-        product_id = catalog_cache.get(slug_key)
-    if product_id is not None:
-        key = catalog_cache.body_keys("d", general, catalog_cache.product_tokens([product_id]))[
-            product_id
-        ]
-        cached = catalog_cache.get(key)
-        if cached is not None and (slug is None or cached[0] == slug):
-            return _json(cached[1])
-    product = load(False)
-    content = JSONRenderer().render(product_response(product))
-    key = catalog_cache.body_keys("d", general, catalog_cache.product_tokens([product.pk]))[
-        product.pk
-    ]
-    entries = {key: (product.slug, content)}
-    if slug is not None:
-        entries[f"store:catalog:slug:{general}:{_digest_slug(slug)}"] = product.pk
-    catalog_cache.set_many(entries)
-    return _json(content)
-
-
-def _digest_slug(slug: str) -> str:
-    return hashlib.sha256(slug.encode()).hexdigest()[:32]
-
-
-def _inventory_settings() -> dict:
-    inventory = store_settings.get_section("inventory")
-    return {
-        "stock_display_format": inventory["stock_display_format"],
-        "low_stock_threshold": inventory["low_stock_threshold"],
-    }
+    """A single product's body: the public's through the cache (serializers.bodies); managers
+    (who may see drafts) read the database."""
+    if can(request, MANAGE_PRODUCTS):
+        return Response(product_response(load(True)))
+    return _json(bodies.detail_content(product_id=product_id, slug=slug))
 
 
 class ProductListView(StoreAPIView):
@@ -220,30 +124,7 @@ class ProductListView(StoreAPIView):
     )
     def get(self, request):
         args = _list_args(request)
-        cached = None
-        if _cacheable(args):
-            cached = catalog_cache.entry_key("products", args, catalog_cache.list_dimensions(args))
-        if cached is not None:
-            response = _cached_page(*cached)
-            if response is not None:
-                return response
-        args["attributes"] = selectors.resolve_attribute_filters(args.get("attributes") or {})
-        page = selectors.product_page(args)
-        summaries = {product.pk: _summary(product) for product in page.items}
-        meta, inventory = page.meta(), _inventory_settings()
-        response = _list_response(list(summaries.values()), args, meta, inventory)
-        if cached is not None:
-            key, general = cached
-            ids = list(summaries)
-            tokens = catalog_cache.product_tokens(ids)
-            _store_summaries(summaries, general, tokens)
-            catalog_cache.set_many(
-                {
-                    key: {"ids": ids, "args": args, "meta": meta, "inventory": inventory},
-                    catalog_cache.rendered_key(key, tokens, ids): response.content,
-                }
-            )
-        return response
+        return _json(bodies.list_content(args, cacheable=_cacheable(args)))
 
     @store_schema(
         summary="Create a product",
