@@ -445,7 +445,8 @@ def run_as_the_worker(options: dict, *, state: str = "SUCCESS") -> None:
 def test_a_task_sent_to_a_broker_keeps_its_row_until_a_worker_has_run_it(on_commit):
     row, options = published_row(on_commit)
     assert options["headers"] == {outbox.OUTBOX_HEADER: row.pk}
-    assert row.sent_at is not None and row.acked_at is None
+    assert row.sent_at is not None
+    assert row.acked_at is None
     assert bytes(row.payload)  # kept: it may have to be sent again
 
     run_as_the_worker(options, state="RETRY")  # a retry is not the end of it
@@ -463,7 +464,8 @@ def test_a_task_run_eagerly_is_done_at_once(on_commit, ran):
     with on_commit():
         outbox.enqueue(PING)
     row = OutboxMessage.objects.get()
-    assert row.acked_at == row.sent_at and bytes(row.payload) == b""
+    assert row.acked_at == row.sent_at
+    assert bytes(row.payload) == b""
 
 
 def test_a_message_the_broker_lost_is_sent_again_after_the_visibility_timeout(
@@ -471,22 +473,21 @@ def test_a_message_the_broker_lost_is_sent_again_after_the_visibility_timeout(
 ):
     row, _options = published_row(on_commit)  # the broker took it, then lost it
     redeliver = timedelta(seconds=settings.OUTBOX_REDELIVER_SECONDS)
-    assert (
-        settings.OUTBOX_REDELIVER_SECONDS
-        > (settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
-    )  # the broker redelivers what it still holds first
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert redeliver.total_seconds() > visibility  # the broker redelivers what it holds first
     with time_machine.travel(row.sent_at + redeliver - timedelta(seconds=1)):
         assert outbox.drain() == 0
     with time_machine.travel(row.sent_at + redeliver + timedelta(seconds=1)):
         assert outbox.drain() == 1
     assert [name for name, _a, _k in ran] == [PING]  # eager here: it ran, and is done
     row.refresh_from_db()
-    assert row.acked_at is not None and row.attempts == 1  # counted as a send not acknowledged
+    assert row.acked_at is not None
+    assert row.attempts == 1  # counted as a send not acknowledged
     assert "were never acknowledged; sending again" in caplog.text
 
 
 def test_an_acknowledged_row_or_a_countdown_not_due_is_not_sent_again(on_commit, settings, ran):
-    row, options = published_row(on_commit)
+    _row, options = published_row(on_commit)
     run_as_the_worker(options)
     later = timezone.now() + timedelta(hours=3)
     countdown = OutboxMessage.objects.create(
@@ -515,7 +516,8 @@ def test_a_message_never_acknowledged_is_given_up_after_its_redeliveries(setting
         assert outbox.drain() == 0
     assert publish.call_count == 0
     row.refresh_from_db()
-    assert row.acked_at is not None and bytes(row.payload) == b""
+    assert row.acked_at is not None
+    assert bytes(row.payload) == b""
     assert row.last_error == "never acknowledged; given up"
     assert f"outbox message {row.pk} (common.ping) was sent 6 times" in caplog.text
 

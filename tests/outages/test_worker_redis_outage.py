@@ -338,7 +338,8 @@ def test_the_outbox_sends_again_what_redis_lost_before_a_worker_ran_it(kept_redi
         return OutboxMessage.objects.filter(task="common.send_email").latest("id")
 
     lost = send("lost-in-redis")
-    assert lost.sent_at is not None and lost.acked_at is None
+    assert lost.sent_at is not None
+    assert lost.acked_at is None
     client = redis.Redis.from_url(kept_redis.url, socket_timeout=1)
     assert client.llen("email") == 1
     client.flushall()  # Redis restarted empty: the message is gone
@@ -365,8 +366,8 @@ def test_the_outbox_sends_again_what_redis_lost_before_a_worker_ran_it(kept_redi
         worker.stop()
     lost.refresh_from_db()
     kept.refresh_from_db()
-    assert lost.attempts == 1 and kept.attempts == 0  # only the lost one was sent again
-    assert bytes(lost.payload) == b"" and bytes(kept.payload) == b""
+    assert (lost.attempts, kept.attempts) == (1, 0)  # only the lost one was sent again
+    assert (bytes(lost.payload), bytes(kept.payload)) == (b"", b"")
     assert set(DoneMarker.objects.values_list("key", flat=True)) >= {
         "email-sent:lost-in-redis",
         "email-sent:kept-in-redis",
