@@ -1,5 +1,8 @@
-"""Orders at scale (issue 11, points 6 and 8): `seed(n)` bulk-creates n orders with two lines
-each (a tenth of them per customer, the rest guests with a billing address), `measure()` times
+"""Orders at scale: `seed(n)` bulk-creates n orders, one a minute up to now, with two lines each
+on PRODUCTS products (a third of them per customer, from n/10 customers made one every ten
+orders, the rest guests with a billing address; one in twenty in USD; the sales paid, one in
+ten of them partly refunded),
+`measure()` times
 on PostgreSQL the staff list of 100 (first and a deep page, by date and by total, filtered by
 status) and the search by number, e-mail and name: the selector and the serialisation the
 view runs, in process (the HTTP ratio against F-pk is bench_orders.py's).
@@ -13,7 +16,8 @@ import time
 from datetime import timedelta
 from decimal import Decimal
 
-SEED_VERSION = "2"
+SEED_VERSION = "3"
+PRODUCTS = 500
 BATCH = 5000
 GOAL_MS = 50.0
 FIRST = ["Ana", "Bo", "Chen", "Dana", "Eli", "Femi", "Gia", "Hugo", "Ines", "Jon", "Kim", "Lea"]
@@ -25,30 +29,46 @@ SYLLABLES = [
 ]  # fmt: skip
 LAST = [f"{a}{b}s".capitalize() for a in SYLLABLES for b in SYLLABLES]
 WORDS = ["Desk", "Lamp", "Chair", "Mug", "Shelf", "Rug", "Clock", "Vase", "Stool", "Frame"]
-STATUSES = ["pending", "processing", "on-hold", "completed", "cancelled", "shipped"]
+STATUSES = ["pending", "processing", "on_hold", "completed", "cancelled", "shipped"]
 
 
 def seed(n: int) -> None:
     from django.utils import timezone
 
+    from store.catalog.models import Product
     from store.customers.models import Customer
+    from store.orders.choices import SALES
     from store.orders.models import Order, OrderItem
     from store.orders.services.orders import order_number_for
 
     rng = random.Random(11)  # noqa: S311 - seed data, not secrets
+    products = Product.objects.bulk_create(
+        [
+            Product(
+                title=f"{WORDS[k % len(WORDS)]} {k}",
+                slug=f"scale-orders-{k}",
+                sku=f"{WORDS[k % len(WORDS)][:3].upper()}-{k}",
+                regular_price=Decimal(10 + k % 90),
+                price=Decimal(10 + k % 90),
+            )
+            for k in range(PRODUCTS)
+        ]
+    )
+    now = timezone.now()
     customers = Customer.objects.bulk_create(
         [
             Customer(
                 email=f"customer{c}@example.com",
                 first_name=rng.choice(FIRST),
                 last_name=rng.choice(LAST),
+                # as they came: one every ten orders, over the orders' time
+                created_at=now - timedelta(minutes=n - 10 * c),
             )
             for c in range(max(1, n // 10))
         ],
         batch_size=BATCH,
     )
     start = Order.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-    now = timezone.now()
     for offset in range(0, n, BATCH):
         orders, lines = [], []
         for i in range(offset, min(n, offset + BATCH)):
@@ -60,13 +80,20 @@ def seed(n: int) -> None:
             price = Decimal(rng.randint(500, 50_000)) / 100
             total = price * quantity + Decimal("4.90")
             created = now - timedelta(minutes=n - i)
+            status = STATUSES[i % len(STATUSES)]
+            sale = status in SALES
+            paid = total if sale else Decimal(0)
+            refunded = Decimal("4.90") if sale and i % 10 == 0 else Decimal(0)
             orders.append(
                 Order(
                     pk=pk,
                     order_number=order_number_for(pk),
                     order_key=f"k{pk:012d}{rng.getrandbits(64):016x}",
-                    status=STATUSES[i % len(STATUSES)],
-                    currency="EUR",
+                    status=status,
+                    payment_status=(
+                        ("partially_refunded" if refunded else "paid") if sale else "unpaid"
+                    ),
+                    currency="USD" if i % 20 == 7 else "EUR",
                     customer=customer,
                     billing_address={
                         "email": email,
@@ -78,18 +105,23 @@ def seed(n: int) -> None:
                     subtotal=price * quantity,
                     shipping_total=Decimal("4.90"),
                     total=total,
+                    amount_paid=paid,
+                    amount_refunded=refunded,
                     item_count=quantity + 1,
                     created_at=created,
                     updated_at=created,
                 )
             )
             for n_line, q in ((0, quantity), (1, 1)):
-                word = WORDS[(i + n_line) % len(WORDS)]
+                product = products[(i * 7 + n_line * 13) % PRODUCTS]
+                # the title as sold: the product's, an older name now and then
+                title = product.title if rng.random() < 0.95 else f"{product.title} (old)"
                 lines.append(
                     OrderItem(
                         order_id=pk,
-                        title=f"{word} {rng.choice(WORDS).lower()} {i % 500}",
-                        sku=f"{word[:3].upper()}-{i % 500}",
+                        product_id=product.pk,
+                        title=title,
+                        sku=product.sku,
                         quantity=q,
                         unit_price=price,
                         subtotal=price * q,
@@ -99,7 +131,7 @@ def seed(n: int) -> None:
         Order.objects.bulk_create(orders, batch_size=BATCH)
         OrderItem.objects.bulk_create(lines, batch_size=BATCH)
     _reset_sequence(Order)
-    _vacuum(Order, OrderItem, Customer)
+    _vacuum(Order, OrderItem, Customer, Product)
 
 
 def _vacuum(*models) -> None:
@@ -149,8 +181,32 @@ def _list(**query):
     return run
 
 
+def _report(path: str, **query):
+    """A store report through the in-process client (view, serialisation, middleware)."""
+    from rest_framework.test import APIClient
+
+    from accounts.models import User
+    from tests.fixtures.store import basic_auth, shop_manager
+
+    user = User.objects.filter(email="scale-reports@example.com").first()
+    client = APIClient()
+    client.credentials(
+        HTTP_AUTHORIZATION=basic_auth(user or shop_manager("scale-reports@example.com"))
+    )
+
+    def run():
+        response = client.get(f"/rest/ec/v1{path}", query)
+        if response.status_code != 200:
+            raise RuntimeError(f"{path}: {response.status_code} {response.content[:300]!r}")
+
+    return run
+
+
 def measure() -> list[tuple[str, float, float]]:
     from store.orders.models import Order
+    from store.reports import rollups
+
+    rollups.close_days()  # as the nightly task leaves them: every day before today closed
 
     count = Order.objects.count()
     deep = max(1, (count // 100) // 2)
@@ -166,5 +222,14 @@ def measure() -> list[tuple[str, float, float]]:
         ("orders: search by e-mail", _list(search="guest4711@shop")),
         ("orders: search by e-mail part", _list(search="guest4711")),
         ("orders: search by name", _list(search=name)),
+        # the reports read their rollups (bench/scale_reports.py compares 1,000 orders)
+        ("reports: /orders/stats", _report("/orders/stats")),
+        ("reports: /dashboard/stats, 30 days", _report("/dashboard/stats")),
+        ("reports: /dashboard/stats, year", _report("/dashboard/stats", period="year")),
+        ("reports: /customers/stats", _report("/customers/stats")),
+        (
+            "reports: /customers-with-stats by total",
+            _report("/customers-with-stats", orderby="total_spent"),
+        ),
     ]
     return [(label, _time(run), GOAL_MS) for label, run in cases]

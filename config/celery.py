@@ -112,6 +112,12 @@ app.conf.beat_schedule = {
         "task": "store_checkout.cancel_unpaid_orders",
         "schedule": 60.0,
     },
+    # Store reports: the days before today are closed into the report rollups (idempotent, so
+    # hourly is safe; a missed run only leaves more days to read from the orders).
+    "store-reports-close-days": {
+        "task": "store_reports.close_days",
+        "schedule": crontab(minute=7),
+    },
     # Theme storefront: guest wishlists idle past the guest cart keep time are deleted.
     "theme-purge-stale-wishlists": {
         "task": "theme_storefront.purge_stale_wishlists",

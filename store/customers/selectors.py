@@ -8,12 +8,15 @@ currency; `orders_count` counts every order of the customer.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
+from django.db import connection
 from django.db.models import (
     Count,
     DecimalField,
     Exists,
     F,
+    FilteredRelation,
     IntegerField,
     Max,
     Min,
@@ -36,6 +39,9 @@ from store.customers.models import Customer, CustomerAddress
 from store.orders import selectors as order_selectors
 from store.orders.choices import SALES, OrderStatus
 from store.orders.models import Order, OrderItem
+from store.reports import rollups as report_rollups
+from store.reports import selectors as report_selectors
+from store.reports.models import CustomerRollup, CustomerTotals
 from store.settings import selectors as store_settings
 
 ORDERBY = {
@@ -126,16 +132,13 @@ def customer_page(query: dict) -> Page:
 
 def with_stats(queryset: QuerySet) -> QuerySet:
     """`queryset` annotated with orders_count, total_spent (sales in the store's currency),
-    last_order_at and last_order_id: correlated subqueries, so a page is one query."""
-    orders = Order.objects.filter(customer_id=OuterRef("pk")).order_by()
-    count = orders.values("customer_id").annotate(n=Count("id")).values("n")
-    spent = (
-        orders.filter(status__in=SALES, currency=store_currency())
-        .values("customer_id")
-        .annotate(s=Sum("total"))
-        .values("s")
-    )
-    last = orders.order_by("-created_at", "-id")
+    last_order_at and last_order_id: the counts and sums from the customers' running totals
+    (store.reports' CustomerTotals, kept by every order write), the last order from the
+    customer's orders (their index); correlated subqueries, so a page is one query."""
+    totals = CustomerTotals.objects.filter(customer_id=OuterRef("pk")).order_by()
+    count = totals.values("customer_id").annotate(n=Sum("orders")).values("n")
+    spent = totals.filter(currency=store_currency()).values("spent")
+    last = Order.objects.filter(customer_id=OuterRef("pk")).order_by("-created_at", "-id")
     return queryset.annotate(
         orders_count=Coalesce(Subquery(count, output_field=IntegerField()), Value(0)),
         total_spent=Coalesce(Subquery(spent, output_field=MONEY), Value(0), output_field=MONEY),
@@ -144,14 +147,53 @@ def with_stats(queryset: QuerySet) -> QuerySet:
     )
 
 
+#: Orderings whose key is a customer's own column: the page is found on the customers alone,
+#: and only its rows get their order stats.
+PLAIN_ORDERINGS = frozenset(ORDERBY)
+
+
+def _sort_keys(queryset: QuerySet[Any, Any], orderby: str) -> QuerySet[Any, Any]:
+    """`queryset` with the stat it is ordered by, for every customer: total_spent and
+    orders_count joined from the running totals, last_order_at the greatest date of the
+    customer's orders: a join on PostgreSQL (a merge join on the orders' index; a subquery
+    per customer costs more there), a subquery per customer on SQLite (its index read
+    backwards; the join costs more there)."""
+    if orderby == "total_spent":
+        currency = Q(report_totals__currency=store_currency())
+        keyed: QuerySet[Any, Any] = queryset.annotate(
+            own_totals=FilteredRelation("report_totals", condition=currency)
+        ).annotate(total_spent=Coalesce(F("own_totals__spent"), Value(0), output_field=MONEY))
+        return keyed
+    if orderby == "orders_count":
+        keyed = queryset.annotate(orders_count=Coalesce(Sum("report_totals__orders"), Value(0)))
+        return keyed
+    if connection.vendor == "postgresql":
+        keyed = queryset.annotate(last_order_at=Max("orders__created_at"))
+        return keyed
+    last = Order.objects.filter(customer_id=OuterRef("pk")).order_by("-created_at")
+    keyed = queryset.annotate(last_order_at=Subquery(last.values("created_at")[:1]))
+    return keyed
+
+
 def customers_with_stats_page(query: dict) -> Page:
-    """The list with each customer's order stats: one COUNT, one query for the page's rows and
-    their stats, one for their default addresses."""
-    queryset = with_stats(filtered(query)).select_related("user")
-    queryset = queryset.prefetch_related(_addresses_prefetch())
-    return paginate(
-        _ordered(queryset, query, STATS_ORDERBY), page=query["page"], per_page=query["per_page"]
-    )
+    """The list with each customer's order stats: one COUNT, one query for the page's rows
+    and their stats (the page's ids chosen in a subquery, so that the stats are read for
+    those rows only; ordered by a stat, from the running totals of every matching customer),
+    one for their default addresses."""
+    matching = filtered(query)
+    total = matching.count()
+    page, per_page = query["page"], query["per_page"]
+    start = (page - 1) * per_page
+    items = []
+    if start < total:
+        orderby = query.get("orderby") or "date"
+        keyed = matching if orderby in PLAIN_ORDERINGS else _sort_keys(matching, orderby)
+        ordered = _ordered(keyed, query, STATS_ORDERBY)
+        ids = ordered.values("pk")[start : start + per_page]
+        rows = with_stats(Customer.objects.filter(pk__in=ids)).select_related("user")
+        rows = rows.prefetch_related(_addresses_prefetch())
+        items = list(_ordered(rows, query, STATS_ORDERBY))
+    return Page(items=items, page=page, per_page=per_page, total=total)
 
 
 def customer_get(customer_id: int) -> Customer:
@@ -186,28 +228,102 @@ def customer_of_user(user) -> Customer | None:
     return Customer.objects.filter(user=user).prefetch_related(_addresses_prefetch()).first()
 
 
+#: Filters the customer rollups cannot answer: these counts are read from the rows.
+ROWS_ONLY = ("country", "email", "search")
+
+
 def customers_stats(query: dict) -> dict:
     """Counts over the customers matching the list's filters (status, registered, dates...):
-    all, registered, guests, with and without orders, anonymised, new in the last 30 days."""
-    matching = filtered({**query, "status": query.get("status") or "any"})
-    having = Exists(Order.objects.filter(customer_id=OuterRef("pk")))
+    all, registered, guests, with and without orders, anonymised, new in the last 30 days.
+
+    Customers created before the reports' watermark are counted from their rollups
+    (store.reports: a few blocks of days), the others (and, for new_last_30_days, those of
+    the day 30 days ago) from the rows; a country, e-mail or search filter reads the rows."""
+    query = {**query, "status": query.get("status") or "any"}
     since = timezone.now() - timedelta(days=30)
+    if any(query.get(name) for name in ROWS_ONLY):
+        counts = _customer_counts(filtered(query), since)
+    else:
+        counts = _customer_counts_rolled_up(query, since)
+    return {
+        "total": counts["total"],
+        "registered": counts["registered"],
+        "guests": counts["total"] - counts["registered"],
+        "with_orders": counts["with_orders"],
+        "without_orders": counts["total"] - counts["with_orders"],
+        "anonymised": counts["anonymised"],
+        "new_last_30_days": counts["new_last_30_days"],
+    }
+
+
+def _customer_counts(
+    matching: QuerySet[Any, Any], since: datetime, counted: Q | None = None
+) -> dict[str, int]:
+    """The counts of `matching` (of the rows in `counted` only, but new_last_30_days of all)."""
+    having = Exists(Order.objects.filter(customer_id=OuterRef("pk")))
+    counted = counted or Q()
     row = matching.aggregate(
-        total=Count("id"),
-        registered=Count("id", filter=Q(user__isnull=False)),
-        with_orders=Count("id", filter=Q(having)),
-        anonymised=Count("id", filter=Q(anonymised_at__isnull=False)),
+        total=Count("id", filter=counted),
+        registered=Count("id", filter=counted & Q(user__isnull=False)),
+        with_orders=Count("id", filter=counted & Q(having)),
+        anonymised=Count("id", filter=counted & Q(anonymised_at__isnull=False)),
         new_last_30_days=Count("id", filter=Q(created_at__gte=since)),
     )
-    return {
-        "total": row["total"],
-        "registered": row["registered"],
-        "guests": row["total"] - row["registered"],
-        "with_orders": row["with_orders"],
-        "without_orders": row["total"] - row["with_orders"],
-        "anonymised": row["anonymised"],
-        "new_last_30_days": row["new_last_30_days"],
-    }
+    return {name: value or 0 for name, value in row.items()}
+
+
+def _customer_counts_rolled_up(query: dict[str, Any], since: datetime) -> dict[str, int]:
+    watermark = report_rollups.closed_until()
+    first, last = query.get("date_from"), query.get("date_to")
+    span = report_selectors.cut(first, last, watermark)
+    counts = dict.fromkeys(
+        ("total", "registered", "with_orders", "anonymised", "new_last_30_days"), 0
+    )
+    # The rows: customers from the watermark on, and those of the day 30 days ago (a part of
+    # a closed day) for new_last_30_days.
+    since_day = since.astimezone(UTC).date()
+    partial = None
+    if watermark is not None and since_day < watermark:
+        partial = Q(created_at__gte=since, created_at__lt=_day_start(since_day + timedelta(days=1)))
+    if span.rows or partial is not None:
+        matching = filtered(query)
+        opened = Q(created_at__gte=span.rows_from) if span.rows_from else Q()
+        rows = opened if span.rows else Q(pk__in=[])
+        if partial is not None:
+            matching = matching.filter(rows | partial)
+        elif span.rows_from is not None:
+            matching = matching.filter(opened)
+        found = _customer_counts(matching, since, rows if partial is not None else None)
+        counts = {name: counts[name] + found[name] for name in counts}
+    if span.closed is None or watermark is None:
+        return counts
+    rollups = CustomerRollup.objects.all()
+    status = query["status"]
+    if status != "any":
+        rollups = rollups.filter(anonymised=status == "anonymised")
+    for name in ("registered", "has_orders"):
+        if query.get(name) is not None:
+            rollups = rollups.filter(**{name: query[name]})
+    newer = Q(pk__in=[])
+    new_first = since_day + timedelta(days=1)
+    if first is not None:
+        new_first = max(new_first, first)
+    new_last = watermark - timedelta(days=1)
+    if last is not None:
+        new_last = min(new_last, last)
+    if new_first <= new_last:
+        newer = report_selectors.blocks_q(
+            report_rollups.day_number(new_first), report_rollups.day_number(new_last)
+        )
+    whole = span.closed
+    row = rollups.filter(whole | newer).aggregate(
+        total=Sum("customers", filter=whole),
+        registered=Sum("customers", filter=whole & Q(registered=True)),
+        with_orders=Sum("customers", filter=whole & Q(has_orders=True)),
+        anonymised=Sum("customers", filter=whole & Q(anonymised=True)),
+        new_last_30_days=Sum("customers", filter=newer),
+    )
+    return {name: counts[name] + (row[name] or 0) for name in counts}
 
 
 def customer_orders_page(customer_id: int, query: dict) -> Page:

@@ -45,6 +45,7 @@ ORDERS = {
         ["--enqueue", "google", "-v", "0", "skroutz"],
         ["-v", "0", "google", "--enqueue", "skroutz"],
     ],
+    "rebuild_report_rollups": [["-v", "0"]],
     "record_api_examples": [
         ["--only", "portal", "store", "--operation", "a", "-v", "0"],
         ["-v", "0", "--operation", "a", "--only", "portal", "store"],

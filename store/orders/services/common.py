@@ -7,6 +7,7 @@ from store.common.accounts import logged_in
 from store.common.errors import not_found, rule_broken
 from store.orders.choices import EDITABLE, OrderSource
 from store.orders.models import Order, OrderStatusChange
+from store.reports import rollups
 
 # The fields of an order its audit trail follows (common.audit).
 AUDITED_FIELDS = (
@@ -49,6 +50,7 @@ def order_for_update(order_id: int) -> Order:
     order = Order.objects.select_for_update().filter(pk=order_id).first()
     if order is None:
         raise not_found("order", order_id)
+    rollups.order_locked(order)  # what it adds to the reports before the change
     return order
 
 

@@ -21,6 +21,7 @@ from store.orders.services.lines import amounts, resolve_lines, taxed
 from store.orders.services.shipments import refresh_fulfillment
 from store.orders.services.stock import schedule_release, take_stock
 from store.orders.services.totals import recalculate
+from store.reports import rollups
 
 
 def _quantity_param(_item_id) -> str:
@@ -28,6 +29,7 @@ def _quantity_param(_item_id) -> str:
 
 
 @transaction.atomic
+@rollups.batched
 def order_item_add(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> OrderItem:
     """Add a line (product_id, variant_id?, quantity, price?, tax?, title?, sku?, options?);
     the totals are recalculated and the stock taken (409 `insufficient_stock`)."""
@@ -62,6 +64,7 @@ def _shipped_units(item: OrderItem) -> int:
 
 
 @transaction.atomic
+@rollups.batched
 def order_item_update(
     *, item_id: int, fields: dict, actor=None, source=OrderSource.API
 ) -> OrderItem:
@@ -114,6 +117,7 @@ def order_item_update(
 
 
 @transaction.atomic
+@rollups.batched
 def order_item_delete(*, item_id: int, actor=None, source=OrderSource.API) -> None:
     """Remove a line that is in no shipment; its stock is given back."""
     order, item = lock_order_of(OrderItem, item_id, "order_item")

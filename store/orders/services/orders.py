@@ -36,6 +36,7 @@ from store.orders.services.lines import resolve_lines, taxed
 from store.orders.services.stock import flag_release, release_stock, schedule_release, take_stock
 from store.orders.services.totals import recalculate
 from store.orders.signals import order_released, order_reopened, order_status_changed
+from store.reports import rollups
 from store.settings import selectors as store_settings
 from store.tax import selectors as tax_selectors
 
@@ -81,6 +82,7 @@ def _item_param(items: list[OrderItem]):
 
 
 @transaction.atomic
+@rollups.batched
 def order_create(
     *,
     items: list[dict],
@@ -180,12 +182,14 @@ def order_create(
     record(order, HistoryField.STATUS, "", status, actor=actor, source=source, note="Created.")
     recalculate(order, actor=actor, source=source)
     take_stock(order, reason=MovementReason.ORDER_PLACED, actor=actor, param=_item_param(created))
+    rollups.order_created(order)
     audit.created(order, AUDITED_FIELDS, note=f"{len(created)} item(s).")
     order_events.order_created(order)
     return order
 
 
 @transaction.atomic
+@rollups.batched
 def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> Order:
     """The general update: customer, currency, addresses, methods, notes and amounts; a
     status, payment_status or fulfillment_status in it goes through its own move."""
@@ -266,6 +270,7 @@ def check_transition(old: str, new: str) -> None:
 
 
 @transaction.atomic
+@rollups.batched
 def order_status_set(
     *, order_id: int, status: str, note: str = "", actor=None, source=OrderSource.API
 ) -> Order:
@@ -331,6 +336,7 @@ def _simple_status_set(order_id, field_name, value, choices, *, note, actor, sou
 
 
 @transaction.atomic
+@rollups.batched
 def order_payment_status_set(
     *, order_id: int, payment_status: str, note: str = "", actor=None, source=OrderSource.API
 ) -> Order:
@@ -348,6 +354,7 @@ def order_payment_status_set(
 
 
 @transaction.atomic
+@rollups.batched
 def order_fulfillment_status_set(
     *, order_id: int, fulfillment_status: str, note: str = "", actor=None, source=OrderSource.API
 ) -> Order:
@@ -365,6 +372,7 @@ def order_fulfillment_status_set(
 
 
 @transaction.atomic
+@rollups.batched
 def order_delete(*, order_id: int, actor=None) -> None:
     """Delete an order; one that holds stock gives it back first, in this transaction."""
     order = order_for_update(order_id)

@@ -25,6 +25,7 @@ from store.orders.services.common import lock_order_of, order_for_update, order_
 from store.orders.services.orders import order_status_set
 from store.orders.services.totals import recalculate
 from store.orders.signals import payment_recorded
+from store.reports import rollups
 from store.settings import selectors as store_settings
 
 FIELDS = ("kind", "status", "amount", "method", "transaction_id", "note", "paid_at")
@@ -129,6 +130,7 @@ def _apply(payment: Payment, fields: dict) -> None:
 
 
 @transaction.atomic
+@rollups.batched
 def payment_create(
     *,
     order_id: int,
@@ -160,6 +162,7 @@ def payment_create(
 
 
 @transaction.atomic
+@rollups.batched
 def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSource.API) -> Payment:
     order, payment = lock_order_of(Payment, payment_id, "payment")
     fields = _unsigned(fields, kind=payment.kind)
@@ -176,6 +179,7 @@ def payment_update(*, payment_id: int, fields: dict, actor=None, source=OrderSou
 
 
 @transaction.atomic
+@rollups.batched
 def payment_delete(*, payment_id: int, actor=None, source=OrderSource.API) -> None:
     order, payment = lock_order_of(Payment, payment_id, "payment")
     trail = order_trail(order)

@@ -23,6 +23,7 @@ from store.orders.choices import HistoryField, OrderSource, holds_stock
 from store.orders.models import Order, OrderItem, OrderRestock
 from store.orders.services.common import order_for_update, record
 from store.orders.services.stock import held, holdable, release_stock
+from store.reports import rollups
 
 #: At most this many lines in one restock (an order has at most 200).
 MAX_LINES = 200
@@ -113,6 +114,7 @@ def restock_check(order: Order, items: list[dict]) -> dict[int, int]:
 
 
 @transaction.atomic
+@rollups.batched
 def order_items_restock(
     *,
     order_id: int,

@@ -22,6 +22,7 @@ from store.orders.choices import (
 from store.orders.models import Order, OrderItem, Shipment, ShipmentItem
 from store.orders.selectors import invalidate_counts as order_counts_changed
 from store.orders.services.common import lock_order_of, order_for_update, order_trail, record
+from store.reports import rollups
 
 FIELDS = ("carrier", "service", "tracking_number", "tracking_url", "note")
 
@@ -96,6 +97,7 @@ def _check_units(order: Order, wanted: dict[int, int], *, exclude_shipment=None)
 
 
 @transaction.atomic
+@rollups.batched
 def shipment_create(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> Shipment:
     """Record a shipment of some units (`items`: [{order_item_id, quantity}]) or, without
     items, of every unit not yet in a shipment. Not for cancelled, refunded or failed orders."""
@@ -151,6 +153,7 @@ def shipment_create(*, order_id: int, fields: dict, actor=None, source=OrderSour
 
 
 @transaction.atomic
+@rollups.batched
 def shipment_update(
     *, shipment_id: int, fields: dict, actor=None, source=OrderSource.API
 ) -> Shipment:
@@ -176,6 +179,7 @@ def shipment_update(
 
 
 @transaction.atomic
+@rollups.batched
 def shipment_delete(*, shipment_id: int, actor=None, source=OrderSource.API) -> None:
     order, shipment = lock_order_of(Shipment, shipment_id, "shipment")
     trail = order_trail(order)
