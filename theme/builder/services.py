@@ -77,11 +77,10 @@ def layout_save(*, page_id: int, blocks, status: str, version: int, user) -> Lay
             updated_by=user,
             updated_at=timezone.now(),
         )
-    if not changed:
-        current.refresh_from_db()
-        raise _stale("layout", current.version, version)
-    current.refresh_from_db()
-    return current
+    if not changed:  # saved or deleted meanwhile (deleted: a save without a version makes it)
+        current = selectors.layout_find(page_id)
+        raise _stale("layout", current.version if current else None, version)
+    return selectors.layout_get(page_id)  # deleted right after: 404
 
 
 def layout_delete(*, page_id: int) -> None:
@@ -133,11 +132,11 @@ def template_update(
         changed = LayoutTemplate.objects.filter(pk=template.pk, version=expected).update(
             **cleaned, version=expected + 1, updated_at=timezone.now()
         )
+    # Read again: deleted meanwhile, it is a 404, not a stale version.
+    current = selectors.template_get(template.pk)
     if not changed:
-        template.refresh_from_db()
-        raise _stale("template", template.version, expected)
-    template.refresh_from_db()
-    return template
+        raise _stale("template", current.version, expected)
+    return current
 
 
 def template_delete(*, template_id: int) -> None:

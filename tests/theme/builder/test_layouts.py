@@ -5,6 +5,7 @@ split, and the validation naming each bad block."""
 import pytest
 
 from tests.theme.builder.conftest import BUILDER, HEADING, error
+from theme.builder import selectors
 from theme.builder.models import Layout
 
 pytestmark = pytest.mark.django_db
@@ -208,3 +209,21 @@ def test_bad_fields_are_400(clients, body):
 def test_huge_page_ids_are_404_not_500(clients):
     response = clients["editor"].get(f"{BUILDER}/layout/1" + "0" * 30)
     assert response.status_code == 404
+
+
+def test_a_layout_deleted_while_it_is_saved_is_a_conflict_not_a_500(clients, monkeypatch):
+    """A save that read the layout before a DELETE removed it answers 409 with no version (a
+    save with version 0 makes it again)."""
+    editor = clients["editor"]
+    save(editor, [HEADING])
+    find = selectors.layout_find
+
+    def found_then_deleted(page_id):
+        found = find(page_id)
+        Layout.objects.filter(page_id=page_id).delete()  # a DELETE in between
+        monkeypatch.setattr(selectors, "layout_find", find)
+        return found
+
+    monkeypatch.setattr(selectors, "layout_find", found_then_deleted)
+    error(save(editor, [], version=1), 409, "version_conflict")
+    assert save(editor, [HEADING], version=0).status_code == 201

@@ -173,3 +173,21 @@ def test_a_preset_saves_as_a_layout(clients):
         f"{BUILDER}/layout/1", {"blocks": preset["blocks"], "version": 0}, format="json"
     )
     assert response.status_code == 201, response.content
+
+
+def test_a_template_deleted_while_it_is_changed_is_404_not_500(clients, monkeypatch):
+    """A PATCH that read the template before a DELETE removed it answers 404."""
+    chief = clients["chief"]
+    template = create(chief).json()["template"]
+    read = selectors.template_get
+
+    def read_then_deleted(template_id):
+        found = read(template_id)
+        LayoutTemplate.objects.filter(pk=template_id).delete()  # a DELETE in between
+        monkeypatch.setattr(selectors, "template_get", read)
+        return found
+
+    monkeypatch.setattr(selectors, "template_get", read_then_deleted)
+    url = f"{TEMPLATES}/{template['id']}"
+    gone = chief.patch(url, {"name": "Gone", "version": 1}, format="json")
+    error(gone, 404, "template_not_found")
