@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.docs import runner
+
 # A reading of the files: the same in every pass.
 pytestmark = pytest.mark.sqlite_only
 
@@ -59,11 +61,10 @@ def anchors(path: Path) -> set[str]:
 
 
 def run_blocks(path: Path) -> list[str]:
-    return [
-        body
-        for info, body in FENCE.findall(path.read_text(encoding="utf-8"))
-        if info.split()[:2] == ["sh", "run"]
-    ]
+    """The blocks marked `sh run`, read as the walk-through runner reads them (fences indented
+    in a list included, de-indented)."""
+    text = path.read_text(encoding="utf-8")
+    return [block.text for block in runner.load().extract(text, str(path.relative_to(ROOT)))]
 
 
 def without_comments(block: str) -> str:
@@ -101,8 +102,8 @@ def test_every_relative_link_leads_to_a_file_and_its_heading(path):
 
 @pytest.mark.parametrize("path", doc_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_blocks_marked_to_run_stand_on_their_own(path):
-    """Each `sh run` block sets every variable it reads and names no placeholder: a runner can
-    execute it as it is against `make run`."""
+    """Each `sh run` block sets every variable it reads and names no placeholder, so that
+    .ci/walkthroughs.py runs it as it is against `make run`."""
     for block in run_blocks(path):
         code = without_comments(block)
         defined = {name for pair in SET.findall(code) for name in pair if name}

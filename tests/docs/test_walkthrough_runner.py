@@ -1,7 +1,6 @@
 """The walk-through runner (.ci/walkthroughs.py) without its server: which blocks it finds, from
 which line, which ones `--only` picks, and how it judges the answers a block received."""
 
-import importlib.util
 import re
 import stat
 import sys
@@ -10,23 +9,15 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.docs import runner
+
 # A reading of the files: the same in every pass.
 pytestmark = pytest.mark.sqlite_only
 
 ROOT = Path(settings.BASE_DIR)
 
 
-def _load_runner():
-    if "walkthroughs" in sys.modules:
-        return sys.modules["walkthroughs"]
-    spec = importlib.util.spec_from_file_location("walkthroughs", ROOT / ".ci" / "walkthroughs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["walkthroughs"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-walkthroughs = _load_runner()
+walkthroughs = runner.load()
 
 DOCUMENT = "\n".join(
     [

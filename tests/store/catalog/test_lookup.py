@@ -71,3 +71,11 @@ def test_lookup_is_for_managers(anon, customer_client):
     make_product(title="Lamp", ean=EAN13)
     error(anon.get(f"{API}/products/lookup", {"barcode": EAN13}), 401)
     error(customer_client.get(f"{API}/products/lookup", {"barcode": EAN13}), 403)
+
+
+def test_the_default_warehouse_answer_is_the_documented_one():
+    """The answer names the default warehouse 0, which its schema allows."""
+    from store.docs.schema import STORE, schema_document
+
+    schema = schema_document(STORE)["components"]["schemas"]["Lookup"]["properties"]
+    assert schema["warehouse_id"]["minimum"] == 0

@@ -472,7 +472,7 @@ class LookupQuerySerializer(serializers.Serializer):
 class LookupSerializer(serializers.Serializer):
     match = serializers.ChoiceField(choices=["product", "variant"])
     barcode = serializers.CharField()
-    warehouse_id = IdField()
+    warehouse_id = IdField(min_value=0, help_text="0 is the default warehouse.")
     stock_quantity = IntegerField(help_text="In the warehouse asked for.")
     product = ProductDetailSerializer()
     variant = VariantSerializer(allow_null=True)
