@@ -21,19 +21,24 @@ through a Service, so Selenium Manager never tries to download one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings as django_settings
 from django.core import mail
+from django.core.servers.basehttp import ThreadedWSGIServer
 from django.core.signals import request_finished, request_started
 from django.test import Client
+from django.test.testcases import LiveServerThread
 
 from tests.fixtures.waiting import wait_until
 
@@ -73,6 +78,32 @@ def executables() -> tuple[str | None, str | None]:
     binary = os.environ.get("CHROMIUM") or shutil.which("chromium") or "chromium-browser"
     driver = os.environ.get("CHROMEDRIVER") or "chromedriver"
     return shutil.which(binary), shutil.which(driver)
+
+
+class _ClosableServer(ThreadedWSGIServer):
+    """The live server, knowing the connections it holds open so that it can close them: a
+    connection Chromium keeps alive would otherwise hold its thread in a read with no end when
+    a child process of the browser outlives `quit()` (seen on a loaded machine)."""
+
+    open_connections: ClassVar[set[socket.socket]] = set()
+
+    def process_request(self, request, client_address):
+        self.open_connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        self.open_connections.discard(request)
+        super().shutdown_request(request)
+
+    @classmethod
+    def hang_up(cls) -> None:
+        """End every connection still open: its thread reads the end and finishes."""
+        for connection in list(cls.open_connections):
+            with contextlib.suppress(OSError):  # closed meanwhile
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+LiveServerThread.server_class = _ClosableServer
 
 
 def _serving_threads() -> list[threading.Thread]:
@@ -132,6 +163,10 @@ def _chromium(tmp_path_factory, live_server):
         yield driver, downloads
     finally:
         driver.quit()
+        try:
+            wait_until(lambda: not _serving_threads(), timeout=2, what="Chromium to hang up")
+        except AssertionError:
+            _ClosableServer.hang_up()
         wait_until(
             lambda: not _serving_threads(),
             timeout=WAIT_SECONDS,
