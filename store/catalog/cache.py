@@ -6,9 +6,13 @@ Version tokens, not a single family version, so that a sale does not empty the c
   list holds: a product created or deleted, a change of its status, type, brand, title, slug,
   SKU or date; its categories or terms; categories, brands, attributes, terms, images, store
   settings. Every key below embeds it.
-- one token per product (`store:catalog:p:{id}`): bumped by any change of the product, its
-  variants, gallery, stock or rating. The product's cached bodies (list summary, single read)
-  are keyed by it, so only that product's bodies are read again.
+- one token per product, bumped by any change of the product, its variants, gallery, stock
+  or rating; its cached bodies are keyed by it, so only that product's bodies are read again.
+  A single read keys its body by the product's own key (`store:catalog:p:{id}`, which
+  expires: requests may name ids that do not exist); list pages by the product's field in
+  one Redis hash (`store:catalog:listed`, fields of products a page showed), so that a
+  page's hundred tokens cost one HMGET and one HSET, not a hundred keys' names, checks and
+  pickles. A bump sets a new key token and deletes the field (a reader makes a new one).
 - one token per list dimension (price, stock, stock quantity, rating, popularity, modified):
   bumped when a product's value of it changes. A cached page stores its ids, each product's
   token as built, its meta and its answer (its entries beside it); its key embeds the general token
@@ -46,9 +50,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_init, post_save
+
+from common import cache as common_cache
 
 GENERAL = "catalog"
 PRICE, STOCK, STOCK_QUANTITY, RATING, POPULARITY, MODIFIED = (
@@ -94,6 +100,9 @@ def _product_key(product_id: int) -> str:
     return f"store:catalog:p:{product_id}"
 
 
+LISTED = "store:catalog:listed"  # the hash of the listed products' tokens (field: the id)
+
+
 def _new_token() -> str:
     return uuid.uuid4().hex[:16]
 
@@ -101,28 +110,19 @@ def _new_token() -> str:
 @dataclass(frozen=True)
 class Tokens:
     """Version tokens (`versions`, by name) and product tokens (`products`, by id) as read.
-    `made`: the ones that were missing, made by this reader, by key; `lasting`: those of them
-    written without an expiry (see `read_tokens`); `written`: whether they are written
-    already (else the caller writes them with its entries: `set_many`). `fresh`: some token
-    was made, so nothing is cached under the keys they stamp."""
+    `made`: the keys' tokens that were missing, made by this reader, by key; `written`: whether
+    they are written already (else the caller writes them with its entries: `set_many`).
+    `fresh`: some token was made, so nothing is cached under the keys they stamp. (Listed
+    products' tokens are made and written by the read itself: see `read_tokens`.)"""
 
     versions: dict[str, str]
     products: dict[int, str]
     made: dict[str, str]
-    lasting: frozenset[str]
     written: bool
 
     @property
     def fresh(self) -> bool:
         return bool(self.made)
-
-
-def _write_tokens(made: dict[str, str], lasting: frozenset[str]) -> None:
-    expiring = {key: token for key, token in made.items() if key not in lasting}
-    if expiring:
-        cache.set_many(expiring, _lifetime())
-    if len(expiring) < len(made):
-        cache.set_many({key: made[key] for key in lasting}, None)
 
 
 def read_tokens(
@@ -135,30 +135,38 @@ def read_tokens(
     """The current tokens of the general version and dimensions `names` and of the products
     `product_ids`, in one round trip; the missing ones are made and, with `write`, written in a
     second (before the caller reads the database: see the module's docstring). Without `write`
-    the caller writes `made` itself, with its entries (a list page whose products are known only
+    the caller writes them itself, with its entries (a list page whose products are known only
     once read). None: caching is off.
 
-    `listed`: the products are rows the database answered (a page's), not ids a request named.
-    Their tokens made here are written without an expiry (one MSET for a page's hundred, where
-    each expiry is a command of its own): they are as many as the products, and a product's
-    deletion bumps its token, which then expires. A token made for an id a request named
-    expires, so that requests for ids that do not exist fill nothing for long."""
+    `listed`: the products are rows the database answered (a page's), not ids a request named:
+    their tokens are the LISTED hash's fields, read and those missing made and written in one
+    script call (common.cache.hash_tokens; a made token is a new stamp and the field's
+    position), whatever `write` says, and kept without an expiry (a bump deletes the field).
+    A token made for an id a request named is a key that expires, so that requests for ids
+    that do not exist fill nothing for long."""
     if not _enabled():
         return None
     version_keys = {_version_key(name): name for name in names}
-    product_keys = {_product_key(pk): pk for pk in product_ids}
+    product_keys = {} if listed else {_product_key(pk): pk for pk in product_ids}
     keys = [*version_keys, *product_keys]
     found = cache.get_many(keys) if keys else {}
     made = {key: _new_token() for key in keys if key not in found}
-    lasting = frozenset(key for key in made if listed and key in product_keys)
-    if made and write:
-        _write_tokens(made, lasting)
     found.update(made)
+    products = {pk: found[key] for key, pk in product_keys.items()}
+    if listed:
+        ids = list(product_ids)
+        listed_tokens = common_cache.hash_tokens(
+            caches["default"], LISTED, [str(pk) for pk in ids], f"{_new_token()}."
+        )
+        # An unreachable Redis answers no tokens: fresh ones, which nothing is cached under.
+        listed_tokens = listed_tokens or [f"{_new_token()}.{n}" for n in range(len(ids))]
+        products = dict(zip(ids, listed_tokens, strict=True))
+    if made and write:
+        cache.set_many(made, _lifetime())
     return Tokens(
         versions={name: found[key] for key, name in version_keys.items()},
-        products={pk: found[key] for key, pk in product_keys.items()},
+        products=products,
         made=made,
-        lasting=lasting,
         written=write,
     )
 
@@ -235,14 +243,11 @@ def get_many(keys: Iterable[str]) -> dict:
 
 def set_many(entries: dict, tokens_: Tokens | None = None) -> None:
     """Store `entries`, with the tokens `tokens_` made and left for the caller to write (in the
-    same round trip, but for the lasting ones)."""
+    same round trip)."""
     if not _enabled():
         return
     if tokens_ is not None and not tokens_.written:
-        lasting = tokens_.lasting
-        entries = {**{k: v for k, v in tokens_.made.items() if k not in lasting}, **entries}
-        if lasting:
-            cache.set_many({key: tokens_.made[key] for key in lasting}, None)
+        entries = {**tokens_.made, **entries}
     if entries:
         cache.set_many(entries, settings.STORE_CATALOG_CACHE_SECONDS)
 
@@ -278,15 +283,19 @@ def invalidate(product_ids: Iterable[int] | None = None, dimensions: Iterable[st
     """Without products: everything (the general token). With products: their bodies and the
     pages depending on `dimensions`."""
     keys = [_version_key(name) for name in dimensions]
+    fields: list[str] = []
     if product_ids is None:
         keys.append(_version_key(GENERAL))
     else:
-        keys.extend(_product_key(pk) for pk in product_ids)
+        fields = [str(pk) for pk in product_ids]
+        keys.extend(_product_key(int(pk)) for pk in fields)
     if not keys:
         return
 
     def bump():
         cache.set_many({key: _new_token() for key in keys}, _lifetime())
+        if fields:
+            common_cache.hash_delete(caches["default"], LISTED, fields)
 
     bump()
     transaction.on_commit(bump, robust=True)

@@ -14,12 +14,13 @@ from datetime import timedelta
 import pytest
 import redis
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from common import breaker
+from common import cache as common_cache
 from common.cache import CacheUnavailable
 from store.catalog.models import Product
 from store.settings import selectors as settings_selectors
@@ -131,6 +132,20 @@ def test_a_dead_redis_costs_one_timeout_per_cooldown_not_one_per_call(redis_cach
     assert elapsed() < settings.CACHE_SOCKET_TIMEOUT * 3
     with pytest.raises(CacheUnavailable):
         cache.incr("counter")
+
+
+def test_hash_tokens_are_made_once_and_answer_nothing_while_redis_is_out(redis_cache):
+    """The catalog's token hash (one script call) is as best-effort as every other call."""
+    backend = caches["default"]
+    assert common_cache.hash_tokens(backend, "h", ["1", "2"], "s.") == ["s.1", "s.2"]
+    assert common_cache.hash_tokens(backend, "h", ["2", "3"], "t.") == ["s.2", "t.2"]
+    common_cache.hash_delete(backend, "h", ["2"])
+    assert common_cache.hash_tokens(backend, "h", ["1", "2"], "u.") == ["s.1", "u.2"]
+    redis_cache.freeze()
+    with timed() as elapsed:
+        assert common_cache.hash_tokens(backend, "h", ["1"], "v.") == []
+        common_cache.hash_delete(backend, "h", ["1"])
+    assert elapsed() < settings.CACHE_SOCKET_TIMEOUT * 3
 
 
 def quick_breaker(server, seconds: float):

@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from store.catalog import cache as catalog_cache
 from store.catalog.services import products as product_services
 from store.catalog.services import variants as variant_services
 from store.inventory import services as inventory
@@ -220,3 +221,20 @@ def test_partial_words_are_found_and_titles_rank_first(anon):
     assert body["data"][0]["title"] == "Warm hoodie"
     body = anon.get(f"{API}/search", {"q": "hood"}).json()
     assert [p["title"] for p in body["products"]["items"]] == ["Warm hoodie", "Scarf"]
+
+
+def test_listed_products_tokens_are_kept_together_and_bumped_one_by_one():
+    """A page's products' tokens live in one hash (one call for a hundred); a change of one
+    product moves its token only, and a token once made is read back unchanged."""
+    ids = [101, 102, 103]
+    first = catalog_cache.read_tokens((), ids, write=False, listed=True).products
+    assert catalog_cache.read_tokens((), ids, listed=True).products == first
+    assert len(set(first.values())) == 3
+    catalog_cache.invalidate([102])
+    again = catalog_cache.read_tokens((), ids, listed=True).products
+    assert again[101] == first[101]
+    assert again[103] == first[103]
+    assert again[102] != first[102]
+    # A single read's token is a key of its own, apart from the listed one.
+    single = catalog_cache.read_tokens((), [101]).products[101]
+    assert catalog_cache.read_tokens((), [101]).products[101] == single
