@@ -183,9 +183,9 @@ _SHARED_ENUM_NAME_OVERRIDES = {
     # Theme page builder: a layout's status.
     "ThemeLayoutStatusEnum": "theme.builder.models.LayoutStatus",
     # Theme modules.
-    "ThemePointsKindEnum": "theme.modules.models.PointsKind",
-    "ThemePromotionKindEnum": "theme.modules.models.PromotionKind",
-    "ThemeQuoteStatusEnum": "theme.modules.models.QuoteStatus",
+    "ThemePointsKindEnum": "theme.modules.points.models.PointsKind",
+    "ThemePromotionKindEnum": "theme.modules.promotions.models.PromotionKind",
+    "ThemeQuoteStatusEnum": "theme.modules.quotes.models.QuoteStatus",
 }
 # The store's alone: marketplace sync and feeds (they have no theme routes).
 _STORE_ENUM_NAME_OVERRIDES = {

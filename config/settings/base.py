@@ -80,6 +80,16 @@ INSTALLED_APPS = [
     "theme.storefront",
     "theme.builder",
     "theme.modules",
+    # The theme modules, one app each, on the kernel above (theme.modules).
+    "theme.modules.recently_viewed",
+    "theme.modules.bundles",
+    "theme.modules.points",
+    "theme.modules.promotions",
+    "theme.modules.quotes",
+    "theme.modules.product_names",
+    "theme.modules.labels",
+    "theme.modules.b2b",
+    "theme.modules.recover_cart",
     "theme.mcp",
     "debugtools",
     # Cross-origin access: the middleware below answers preflights.

@@ -16,8 +16,8 @@ STORE_MEDIA_MAX_PIXELS = env_int("STORE_MEDIA_MAX_PIXELS", 50_000_000, minimum=1
 # The theme modules' hooks are listed here (the store never imports the theme): promotions cut
 # the cart's totals, a B2B group's discount lowers its members' prices.
 STORE_HOOKS: dict[str, list[str]] = {
-    "ec_cart_calculated_totals": ["theme.modules.hooks.promotions_in_totals"],
-    "ec_cart_item_price": ["theme.modules.hooks.group_price"],
+    "ec_cart_calculated_totals": ["theme.modules.promotions.hooks.promotions_in_totals"],
+    "ec_cart_item_price": ["theme.modules.b2b.hooks.group_price"],
 }
 
 # --- Payments ---------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from tests.store.catalog.factories import make_product
 from tests.store.checkout.helpers import Shop, complete, started
 from tests.store.emails.helpers import an_order
 from tests.webhooks.factories import WebhookFactory
-from theme.modules import tasks as module_tasks
+from theme.modules.recover_cart import tasks as module_tasks
 from webhooks import sender
 from webhooks import services as webhook_services
 from webhooks.models import DeliveryAttempt

@@ -18,7 +18,9 @@ from tests.fixtures.store import basic_auth, grant
 from tests.outages.conftest import timed
 from tests.store.cart.helpers import add
 from tests.store.catalog.factories import make_product
-from theme.modules import services, tasks
+from theme.modules.bundles import services as bundles
+from theme.modules.promotions import services as promotion_services
+from theme.modules.recover_cart import tasks
 
 pytestmark = pytest.mark.django_db
 BASE = "/rest/theme/v1"
@@ -34,8 +36,10 @@ def test_every_module_route_answers_with_redis_stopped(
     redis_cache, django_capture_on_commit_callbacks
 ):
     lamp = make_product(title="Lamp", regular_price="50.00")
-    services.promotion_save(fields={"name": "Ten", "kind": "percent", "value": Decimal(10)})
-    services.bundle_save(fields={"title": "Duo", "slug": "duo"}, items=[{"product_id": lamp.pk}])
+    promotion_services.promotion_save(
+        fields={"name": "Ten", "kind": "percent", "value": Decimal(10)}
+    )
+    bundles.bundle_save(fields={"title": "Duo", "slug": "duo"}, items=[{"product_id": lamp.pk}])
     member = UserFactory(email="member@example.com")
     staff = APIClient()
     staff.credentials(HTTP_AUTHORIZATION=basic_auth(grant(UserFactory(), "manage_options")))

@@ -5,7 +5,7 @@ import pytest
 
 from store.emails.types import CUSTOMER, STORE_VARIABLES
 from theme.emails import FolderEmailType, template_context
-from theme.modules import emails as module_emails
+from theme.modules.recover_cart import emails as module_emails
 from theme.storefront import emails as storefront_emails
 
 

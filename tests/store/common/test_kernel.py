@@ -189,7 +189,10 @@ def test_the_cart_coupon_and_checkout_routes_share_the_session_base():
         "store.checkout.api.views",
         "store.payments.api.views",  # GET /payment/methods reads the shopper's cart
         "theme.storefront.api.views",  # the theme's /cart/totals and the guest wishlist
-        "theme.modules.api.views",  # recently viewed, promotions of the cart, cart recovery
+        # the theme modules' session routes, one app each
+        "theme.modules.recently_viewed.api.views",
+        "theme.modules.promotions.api.views",  # the promotions of the cart
+        "theme.modules.recover_cart.api.views",
     }
 
 

@@ -9,32 +9,45 @@ from rest_framework.test import APIClient
 
 from tests.store.cart.helpers import add, cart_of
 from tests.store.catalog.factories import make_product
-from theme.modules import services
-from theme.modules.models import (
-    Bundle,
-    BundleItem,
-    CartRecovery,
-    CustomerGroup,
-    PointsEntry,
-    Promotion,
-    RecentlyViewed,
-)
+from theme.modules.b2b import services as b2b
+from theme.modules.b2b.models import CustomerGroup
+from theme.modules.bundles import services as bundles
+from theme.modules.bundles.models import Bundle, BundleItem
+from theme.modules.points.models import PointsEntry
+from theme.modules.promotions import services as promotions
+from theme.modules.promotions.models import Promotion
+from theme.modules.quotes import services as quotes
+from theme.modules.recently_viewed.models import RecentlyViewed
+from theme.modules.recover_cart.models import CartRecovery
 
 pytestmark = pytest.mark.django_db
 
 
+#: Each model's app: one per module (theme.modules.<module>), so the admin's URLs name it.
+APP = {
+    "bundle": "theme_modules_bundles",
+    "bundleitem": "theme_modules_bundles",
+    "promotion": "theme_modules_promotions",
+    "customergroup": "theme_modules_b2b",
+    "quote": "theme_modules_quotes",
+    "recentlyviewed": "theme_modules_recently_viewed",
+    "pointsentry": "theme_modules_points",
+    "cartrecovery": "theme_modules_recover_cart",
+}
+
+
 def url(model: str, action: str = "changelist", *args) -> str:
-    return reverse(f"admin:theme_modules_{model}_{action}", args=args)
+    return reverse(f"admin:{APP[model]}_{model}_{action}", args=args)
 
 
 def test_every_page_renders(admin_client, customer):
     lamp = make_product(title="Lamp")
-    bundle = services.bundle_save(
+    bundle = bundles.bundle_save(
         fields={"title": "Duo", "slug": "duo"}, items=[{"product_id": lamp.pk}]
     )
-    promotion = services.promotion_save(fields={"name": "P", "kind": "fixed", "value": 1})
-    group = services.group_save(fields={"name": "Trade"})
-    quote = services.quote_request(
+    promotion = promotions.promotion_save(fields={"name": "P", "kind": "fixed", "value": 1})
+    group = b2b.group_save(fields={"name": "Trade"})
+    quote = quotes.quote_request(
         user=None,
         fields={"name": "A", "email": "a@example.com"},
         items=[{"product_id": lamp.pk, "quantity": 2}],
@@ -91,7 +104,7 @@ def test_admin_refusals_show_on_the_form(admin_client):
     )
     assert response.status_code == 200
     assert not Promotion.objects.exists()
-    services.group_save(fields={"name": "Trade"})
+    b2b.group_save(fields={"name": "Trade"})
     response = admin_client.post(
         url("customergroup", "add"), {"name": "trade", "discount_percent": 1}
     )
@@ -133,7 +146,7 @@ def test_bundles_and_items_through_the_services(admin_client):
 
 def test_quote_status_actions(admin_client):
     lamp = make_product(title="Lamp")
-    quote = services.quote_request(
+    quote = quotes.quote_request(
         user=None,
         fields={"name": "A", "email": "a@example.com"},
         items=[{"product_id": lamp.pk, "quantity": 1}],

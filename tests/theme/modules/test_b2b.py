@@ -7,7 +7,7 @@ from tests.accounts.factories import UserFactory
 from tests.store.cart.helpers import add, cart_of
 from tests.store.catalog.factories import make_product
 from tests.theme.modules.conftest import BASE, error, modules_off
-from theme.modules.models import CustomerGroup, CustomerGroupMember
+from theme.modules.b2b.models import CustomerGroup, CustomerGroupMember
 
 pytestmark = pytest.mark.django_db
 GROUPS = f"{BASE}/b2b/groups"

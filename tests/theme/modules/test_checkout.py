@@ -11,8 +11,8 @@ from store.orders.models import Order
 from tests.fixtures.store import basic_auth
 from tests.store.checkout.helpers import Shop, complete, started
 from tests.theme.modules.conftest import BASE
-from theme.modules import services
-from theme.modules.models import PointsEntry
+from theme.modules.points.models import PointsEntry
+from theme.modules.promotions import services
 
 pytestmark = pytest.mark.django_db
 

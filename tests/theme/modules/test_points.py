@@ -8,7 +8,7 @@ from store.orders import services as order_services
 from tests.accounts.factories import UserFactory
 from tests.store.orders.factories import line, make_order, on_commit, stocked
 from tests.theme.modules.conftest import BASE, error, modules_off
-from theme.modules.models import PointsEntry
+from theme.modules.points.models import PointsEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -119,7 +119,7 @@ def test_points_transactions_query_ceiling(store_client, shopper, django_assert_
 def test_a_status_change_of_an_unpaid_order_costs_the_points_nothing(shopper):
     from unittest import mock
 
-    from theme.modules import services as module_services
+    from theme.modules.points import services as module_services
 
     order = _order(shopper)
     paid = _pay(_order(shopper))

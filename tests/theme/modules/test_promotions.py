@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from tests.store.cart.helpers import CART, add, cart_of
 from tests.store.catalog.factories import make_product
 from tests.theme.modules.conftest import BASE, modules_off
-from theme.modules import services
+from theme.modules.promotions import services
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from store.emails.models import SentEmail
 from tests.store.cart.helpers import add, cart_of, token_of
 from tests.store.catalog.factories import make_product
 from tests.theme.modules.conftest import BASE, error, modules_off
-from theme.modules import tasks
-from theme.modules.models import CartRecovery
+from theme.modules.recover_cart import tasks
+from theme.modules.recover_cart.models import CartRecovery
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,9 @@ from tests.accounts.factories import UserFactory
 from tests.fixtures.store import grant
 from tests.store.catalog.factories import make_product
 from tests.theme.modules.conftest import BASE, error, limit
-from theme.modules import services
-from theme.modules.models import Quote, RecentlyViewed
+from theme.modules.bundles import services
+from theme.modules.quotes.models import Quote
+from theme.modules.recently_viewed.models import RecentlyViewed
 
 pytestmark = pytest.mark.django_db
 VIEWED = f"{BASE}/recently-viewed"

@@ -49,7 +49,7 @@ def recovery_token(rec: Recorder, *_args) -> str:
 
         st(rec, "POST", "/cart/items", {"product_id": product(rec, CAP), "quantity": 1}, "customer")
         idle = datetime.timedelta(hours=settings.THEME_RECOVER_CART_IDLE_HOURS + 1)
-        send = import_string("theme.modules.services.carts_recover_send")
+        send = import_string("theme.modules.recover_cart.services.carts_recover_send")
         send(now=timezone.now() + idle)
         token = rec.outbox_token(r"/recover-cart/([^\s\"<>?]+)")
         if token is None:

@@ -1,9 +1,10 @@
-"""The modules' receivers: loyalty points follow the store's order events.
+"""The points' receivers: loyalty points follow the store's order events.
 
 `order_status_changed` is sent inside the order's transaction: the points are brought up to
 date after its commit. `payment_recorded` is sent after the commit. Both run the one idempotent
 `points_sync` (earned once per paid order, reversed once on a refund); a failure is logged and
-never fails the order's change."""
+never fails the order's change. The dispatch_uids are the ones the modules' one app used, so a
+receiver is never connected twice under two names."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from store.orders.signals import order_status_changed, payment_recorded
-from theme.modules import selectors, services
+from theme.modules import selectors as kernel
+from theme.modules.points import services
 
 logger = logging.getLogger(__name__)
 
@@ -28,12 +30,12 @@ def _sync(order_id) -> None:
 @receiver(order_status_changed, dispatch_uid="theme_modules_points_status")
 def points_on_status(sender, order, **kwargs):
     # An order whose points cannot change (no customer, unpaid) costs no transaction.
-    if selectors.module_active("points") and services.points_may_change(order):
+    if kernel.module_active("points") and services.points_may_change(order):
         order_id = order.pk
         transaction.on_commit(lambda: _sync(order_id))
 
 
 @receiver(payment_recorded, dispatch_uid="theme_modules_points_payment")
 def points_on_payment(sender, event, **kwargs):
-    if selectors.module_active("points") and isinstance(event.get("order_id"), int):
+    if kernel.module_active("points") and isinstance(event.get("order_id"), int):
         _sync(event["order_id"])

@@ -1,19 +1,15 @@
-"""The modules' store hooks, listed in settings.STORE_HOOKS (the store never imports the theme):
-
-- `ec_cart_calculated_totals`: the active promotion rules cut the cart's total, its tax
-  recomputed (promotions);
-- `ec_cart_item_price`: a B2B group member's prices less the group's discount (b2b).
-
-Both read their rules from the cache (no query when warm) and do nothing while their module
-is off."""
+"""The promotions' store hook, listed in settings.STORE_HOOKS (the store never imports the
+theme): `ec_cart_calculated_totals`, the active promotion rules cut the cart's total, its tax
+recomputed. It reads the rules from the cache (no query when warm) and does nothing while the
+module is off."""
 
 from __future__ import annotations
 
-import contextlib
 from decimal import Decimal
 
 from store.settings import selectors as store_settings
-from theme.modules import selectors
+from theme.modules import selectors as kernel
+from theme.modules.promotions import selectors
 
 CENT = Decimal("0.01")
 AMOUNTS = ("subtotal", "subtotal_tax", "discount", "discount_tax", "tax", "total")
@@ -27,7 +23,7 @@ def promotions_in_totals(totals: dict, cart) -> dict:
     prices include tax), and the tax is recomputed on the discounted amounts (the goods' tax
     falls in proportion to the cut). The store then spreads that tax change over the lines
     (store.cart.calculation.lower_tax), so the order made from the cart carries it."""
-    if not selectors.module_active("promotions") or getattr(cart, "pk", None) is None:
+    if not kernel.module_active("promotions") or getattr(cart, "pk", None) is None:
         return totals  # (a priced cart is a saved Cart; anything else is left alone)
     figures = {key: Decimal(totals.get(key) or 0) for key in AMOUNTS}
     net = figures["subtotal"] - figures["discount"]  # the goods, without tax, after coupons
@@ -48,18 +44,3 @@ def promotions_in_totals(totals: dict, cart) -> dict:
         "tax": figures["tax"] - cut_tax,
         "total": figures["total"] - net_cut - cut_tax,
     }
-
-
-def group_price(price: Decimal, item, cart) -> Decimal:
-    """A group member's price: less the group's percent off (the b2b module)."""
-    user_id = getattr(cart, "user_id", None)
-    if user_id is None or not selectors.module_active("b2b"):
-        return price
-    percent = getattr(cart, "_theme_group_percent", None)
-    if percent is None:
-        percent = selectors.group_discount(user_id)
-        with contextlib.suppress(AttributeError):  # a dict in some hook tests
-            cart._theme_group_percent = percent
-    if not percent:
-        return price
-    return (price * (100 - percent) / 100).quantize(CENT)

@@ -1,6 +1,6 @@
-"""The modules' e-mail: the abandoned-cart recovery link, sent through the store's e-mail
+"""The recovery e-mail: the abandoned-cart recovery link, sent through the store's e-mail
 machinery (store.emails.services.email_send: rendered now, recorded, sent by a task after the
-commit). Its built-in templates live in theme/modules/emails/."""
+commit). Its built-in templates live in theme/modules/recover_cart/emails/."""
 
 from __future__ import annotations
 
