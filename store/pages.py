@@ -16,7 +16,7 @@ from django.views import View
 from common.pages import page, too_many, wait_for
 from store.orders import selectors
 from store.orders.choices import PaymentStatus
-from store.payments.services import GATEWAYS
+from store.payments.gateways import GATEWAYS
 from store.settings import selectors as store_settings
 
 TEMPLATE = "store/order_received.html"

@@ -16,7 +16,7 @@ from store.emails.types import EmailType
 from store.orders.choices import OrderStatus, PaymentStatus
 from store.orders.models import Order
 from store.orders.selectors import order_received_url
-from store.payments.services import GATEWAYS
+from store.payments.gateways import GATEWAYS
 from store.settings import selectors as store_settings
 
 ADDRESS_KEYS = (

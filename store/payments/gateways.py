@@ -161,7 +161,7 @@ class SandboxCardGateway(Gateway):
                 {"payment_data": ["Send the card: card_number, exp_month, exp_year and cvc."]}
             )
         serializer = CardDataSerializer(data=data)
-        problems: dict[str, list[str]] = {}
+        problems: dict[str, list[str] | str] = {}
         if not serializer.is_valid():
             for name, messages in serializer.errors.items():
                 problems[f"payment_data.{name}"] = [str(m) for m in messages]

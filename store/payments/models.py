@@ -5,6 +5,8 @@ No card number is stored: only the brand, the last four digits and the expiry.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -63,6 +65,19 @@ class Mode(models.TextChoices):
     LIVE = "live", "Live"
 
 
+@dataclass(frozen=True)
+class SaveCheck:
+    """The provider's credentials check a save ran (services' config_create, config_update),
+    and whether it kept the config from being active (`held_inactive`). Not stored: the saved
+    row carries it as `save_check` to the answer of the save (selectors.config_saved_data);
+    what is kept of it are the row's `last_check_*` fields."""
+
+    ok: bool
+    message: str
+    account: str = ""
+    held_inactive: bool = False
+
+
 class GatewayConfig(models.Model):
     """A gateway's provider account: which provider, test or live, its credentials (Fernet-
     encrypted, store.payments.crypto; never answered in full). One active config per gateway."""
@@ -78,6 +93,10 @@ class GatewayConfig(models.Model):
     last_check_message = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
+
+    # Not a field: the check the save that answers this row ran (None: it ran none); set by
+    # the services' config_create and config_update only.
+    save_check: SaveCheck | None
 
     class Meta:
         ordering = ["id"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 
 from store.common.errors import not_found
+from store.common.pagination import named_page, page_of
 from store.payments.crypto import mask, unseal
 from store.payments.gateways import GATEWAYS, ONLINE, Gateway
 from store.payments.models import GatewayConfig
@@ -40,7 +43,7 @@ def active_config(gateway_id: str) -> GatewayConfig | None:
 
 
 def payment_methods(
-    *, config: dict | None = None, country: str = "", total: Decimal | None = None
+    *, config: dict[str, Any] | None = None, country: str = "", total: Decimal | None = None
 ) -> list[Gateway]:
     """The methods a shopper can use now, in the gateways' order: enabled in the settings,
     able to take payments on this server, and offered for the cart's country and total
@@ -62,13 +65,17 @@ def gateway_of(gateway_id: str) -> Gateway:
     return gateway
 
 
-def gateway_settings(gateway: Gateway, config: dict) -> dict:
+def gateway_settings(gateway: Gateway, config: dict[str, Any]) -> dict[str, Any]:
     payments = config["payments"]
     keys = (*LIMIT_KEYS, *EXTRA_KEYS.get(gateway.id, ()))
     return {key: payments[f"{gateway.id}_{key}"] for key in keys}
 
 
-def gateway_data(gateway: Gateway, config: dict, active: dict | None = None) -> dict:
+def gateway_data(
+    gateway: Gateway,
+    config: dict[str, Any],
+    active: Mapping[str, GatewayConfig | None] | None = None,
+) -> dict[str, Any]:
     """A gateway as staff see it; `active`: the active configs by gateway (read once for a
     list), else read for this gateway."""
     online = gateway.id in ONLINE
@@ -98,7 +105,7 @@ def gateway_data(gateway: Gateway, config: dict, active: dict | None = None) -> 
     }
 
 
-def gateway_list() -> list[dict]:
+def gateway_list() -> list[dict[str, Any]]:
     config = store_settings.get_all()
     active = {c.gateway: c for c in GatewayConfig.objects.filter(active=True)}  # one query
     ordered = sorted(GATEWAYS.values(), key=lambda g: (g.order(config), g.id))
@@ -108,7 +115,7 @@ def gateway_list() -> list[dict]:
 # --- Gateway configs -------------------------------------------------------------------------
 
 
-def masked_credentials(row: GatewayConfig) -> dict:
+def masked_credentials(row: GatewayConfig) -> dict[str, Any]:
     values = unseal(row.credentials_encrypted)
     fields = CREDENTIALS.get(row.provider, {})
     return {
@@ -117,7 +124,7 @@ def masked_credentials(row: GatewayConfig) -> dict:
     }
 
 
-def config_data(row: GatewayConfig) -> dict:
+def config_data(row: GatewayConfig) -> dict[str, Any]:
     return {
         "id": row.pk,
         "gateway": row.gateway,
@@ -136,9 +143,9 @@ def config_data(row: GatewayConfig) -> dict:
     }
 
 
-def config_saved_data(row: GatewayConfig) -> dict:
+def config_saved_data(row: GatewayConfig) -> dict[str, Any]:
     """A config as a save answers it: config_data and `check`, the credentials check the
-    save ran (services.SaveCheck; None when it ran none)."""
+    save ran (models.SaveCheck; None when it ran none)."""
     outcome = getattr(row, "save_check", None)
     check = None
     if outcome is not None:
@@ -151,20 +158,12 @@ def config_saved_data(row: GatewayConfig) -> dict:
     return {**config_data(row), "check": check}
 
 
-def config_list(query: dict) -> dict:
+def config_list(query: Mapping[str, Any]) -> dict[str, Any]:
+    """A page of configs, `{configs, total, page, per_page, total_pages}` (named_page)."""
     rows = GatewayConfig.objects.order_by("id")
     if query.get("gateway"):
         rows = rows.filter(gateway=query["gateway"])
-    total = rows.count()
-    per_page, page = query["per_page"], query["page"]
-    items = list(rows[(page - 1) * per_page : page * per_page])
-    return {
-        "configs": [config_data(row) for row in items],
-        "total": total,
-        "page": page,
-        "per_page": per_page,
-        "total_pages": (total + per_page - 1) // per_page,
-    }
+    return named_page("configs", page_of(rows, query), config_data)
 
 
 def config_get(config_id: int) -> GatewayConfig:

@@ -8,6 +8,7 @@ brand and the last four digits come back.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Protocol
@@ -168,7 +169,7 @@ class PaymentProvider(Protocol):
     ) -> Refund:
         """Give back `amount` of a captured payment; raises rather than doing nothing."""
 
-    def verify_event(self, *, body: bytes, headers: dict) -> Event:
+    def verify_event(self, *, body: bytes, headers: Mapping[str, str]) -> Event:
         """Verify an inbound notification (BadSignature) and read it."""
 
     def check(self) -> CheckResult:

@@ -7,7 +7,9 @@ PayPal app). The mode picks the host: test is PayPal's sandbox, live the real on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 import requests
 from django.conf import settings
@@ -117,7 +119,7 @@ class PayPalProvider:
     def create_intent(
         self, *, kind, amount, currency, reference, idempotency_key, return_url=""
     ) -> Intent:
-        body = {
+        body: dict[str, Any] = {
             "intent": "CAPTURE",
             "purchase_units": [
                 {
@@ -185,7 +187,7 @@ class PayPalProvider:
             currency=currency.upper(),
         )
 
-    def verify_event(self, *, body: bytes, headers: dict) -> Event:
+    def verify_event(self, *, body: bytes, headers: Mapping[str, str]) -> Event:
         if not self.webhook_id:
             raise BadSignature("The PayPal gateway config has no webhook_id.")
         values = {name: headers.get(header, "") for name, header in SIGNATURE_HEADERS.items()}

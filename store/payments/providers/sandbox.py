@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Mapping
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -233,7 +234,7 @@ class SandboxProvider:
                 )
         return Refund(refund_id=refund_id, status="succeeded", amount=amount, currency=currency)
 
-    def verify_event(self, *, body: bytes, headers: dict) -> Event:
+    def verify_event(self, *, body: bytes, headers: Mapping[str, str]) -> Event:
         verify(self.secret, body, headers.get(SIGNATURE_HEADER, ""))
         try:
             data = loads(body)

@@ -10,6 +10,7 @@ a network failure of any kind answers one message, its detail only in the server
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 import stripe
 from django.conf import settings
@@ -123,7 +124,7 @@ class StripeProvider:
             currency=refund.currency.upper(),
         )
 
-    def verify_event(self, *, body: bytes, headers: dict) -> Event:
+    def verify_event(self, *, body: bytes, headers: Mapping[str, str]) -> Event:
         if not self.webhook_secret:
             raise BadSignature("The Stripe gateway config has no webhook_secret.")
         try:

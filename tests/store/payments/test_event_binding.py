@@ -69,7 +69,7 @@ def test_an_event_signed_by_paypal_naming_a_stripe_intent_is_refused(
 ):
     stripe_order, stripe_id, paypal_order, _paypal_id = two_gateways
     body = event(stripe_id)
-    with caplog.at_level(logging.WARNING, logger="store.payments.services"):
+    with caplog.at_level(logging.WARNING, logger="store.payments.services.events"):
         response = deliver(anon, "paypal", body, sign(secret_of("paypal"), body), route=route)
     answer = error(response, 409, "payment_gateway_mismatch")
     assert stripe_id in answer["message"]

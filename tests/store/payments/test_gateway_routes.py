@@ -150,6 +150,30 @@ def test_gateway_config_refusals(online, payments_staff, django_assert_max_num_q
     error(payments_staff.get(url, {"per_page": 0}), 400)
 
 
+def test_gateway_config_list_pages(online, payments_staff):
+    """The answer's keys and counts in their order; a page past the end is empty, with the
+    true total."""
+    url = f"{API}/payment/gateway-config"
+    made = [
+        GatewayConfig.objects.create(gateway="paypal", provider="paypal", active=False).pk
+        for _ in range(5)
+    ]
+    GatewayConfig.objects.create(gateway="stripe", provider="stripe", active=False)
+    pages = [
+        payments_staff.get(url, {"gateway": "paypal", "per_page": 2, "page": page}).json()
+        for page in (1, 3, 4)
+    ]
+    assert [list(page) for page in pages] == [
+        ["configs", "total", "page", "per_page", "total_pages"]
+    ] * 3
+    assert [[row["id"] for row in page["configs"]] for page in pages] == [made[:2], made[4:], []]
+    assert [(p["total"], p["page"], p["per_page"], p["total_pages"]) for p in pages] == [
+        (5, 1, 2, 3),
+        (5, 3, 2, 3),
+        (5, 4, 2, 3),
+    ]
+
+
 def test_a_staff_post_with_a_csrf_checking_client(online, payments_staff):
     csrf = APIClient(enforce_csrf_checks=True)
     csrf.credentials(HTTP_AUTHORIZATION=payments_staff._credentials["HTTP_AUTHORIZATION"])
