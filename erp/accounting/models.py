@@ -4,9 +4,19 @@ lines, and the record of each business event's automatic posting.
 Rows are written by erp.accounting.services only. A posted entry is never changed or deleted:
 it is corrected by a reversing entry. Amounts are money (two places) in the store's currency;
 each line is a debit or a credit, never both.
+
+AccountBalance keeps, per account, the sums of the posted lines by block of days, so that the
+reports read a few rows per account whatever the number of lines: a block of level L holds the
+2**L days from a multiple of 2**L (days counted as `date.toordinal()`), for L in
+0..MAX_LEVEL, so any range of days is covered by at most two blocks per level below the top
+and a run of top-level blocks (`cover`). `block` (start * 16 + level) names a block in one
+column, so that a range's blocks are one IN list plus one range of top-level starts.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
 
 from django.conf import settings
 from django.db import models
@@ -193,3 +203,94 @@ class AutoPosting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_type}:{self.source_id}:{self.kind} ({self.status})"
+
+
+# --- Rollups: the posted lines' sums per account and block of days -------------------------------
+
+MAX_LEVEL = 12  # blocks of up to 4096 days: a hundred years are some ten top-level blocks
+
+
+def day_number(day: date) -> int:
+    return day.toordinal()
+
+
+def block_key(level: int, start: int) -> int:
+    return start * 16 + level
+
+
+def levels(day: int) -> list[tuple[int, int, int]]:
+    """The (block, level, start) of every block that holds `day`, one per level."""
+    starts = [(level, day - day % (1 << level)) for level in range(MAX_LEVEL + 1)]
+    return [(block_key(level, start), level, start) for level, start in starts]
+
+
+@dataclass(frozen=True)
+class Cover:
+    """The blocks whose union is exactly a range of days: those of `keys` (below the top
+    level) and the top-level blocks starting in top_from..top_until (excluded), if any."""
+
+    keys: tuple[int, ...]
+    top_from: int = 0
+    top_until: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.keys and self.top_from >= self.top_until
+
+
+def _blocks(first: int, last: int, below: int) -> list[int]:
+    """The fewest blocks of levels under `below` covering first..last (included)."""
+    keys = []
+    while first <= last:
+        level = below - 1
+        while level and (first % (1 << level) or first + (1 << level) - 1 > last):
+            level -= 1
+        keys.append(block_key(level, first))
+        first += 1 << level
+    return keys
+
+
+def cover(first: date | None, last: date | None) -> Cover:
+    """The blocks covering the days first..last, both included (None: from the first day,
+    to the last day there is). At most 2 * MAX_LEVEL keys and one run of top-level blocks,
+    whatever the length of the range."""
+    low = day_number(first) if first else day_number(date.min)
+    high = day_number(last) if last else day_number(date.max)
+    if low > high:
+        return Cover(keys=())
+    size = 1 << MAX_LEVEL
+    top_from = -(-low // size) * size  # the first top-level start at or after `low`
+    top_until = (high + 1) // size * size  # the end of the last top-level block inside
+    if top_from >= top_until:
+        return Cover(keys=tuple(_blocks(low, high, MAX_LEVEL)))
+    keys = _blocks(low, top_from - 1, MAX_LEVEL) + _blocks(top_until, high, MAX_LEVEL)
+    return Cover(keys=tuple(keys), top_from=top_from, top_until=top_until)
+
+
+class AccountBalance(models.Model):
+    """The sums of an account's posted lines dated in a block of days, those of closing
+    entries apart (the profit and loss leaves them out). Written only by
+    erp.accounting.services.balances, in the transaction that posts the entry (posted
+    entries never change, so a posting only adds), and recounted from the lines by its
+    `rebuild` (the `rebuild_account_balances` command). A row exists when at least one posted
+    line is counted in it, even if its sums are zero: the reports list the accounts that have
+    lines, as they did when they read the lines."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="balances")
+    block = models.BigIntegerField(help_text="start * 16 + level.")
+    level = models.PositiveSmallIntegerField()
+    start = models.IntegerField(help_text="First day of the block (date.toordinal()).")
+    closing = models.BooleanField(help_text="The sums of closing entries' lines.")
+    debit = models.DecimalField(max_digits=18, decimal_places=2, default=0)
+    credit = models.DecimalField(max_digits=18, decimal_places=2, default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["block", "account", "closing"], name="erp_accounting_balance_key"
+            )
+        ]
+        indexes = [models.Index(fields=["level", "start"], name="erp_accounting_balance_top")]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} L{self.level}@{date.fromordinal(self.start)}"

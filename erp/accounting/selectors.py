@@ -1,14 +1,20 @@
 """Accounting's reads: accounts (a page, the tree with balances), fiscal years, journal
-entries, and the reports, each computed by SQL aggregates over posted lines in a fixed
-number of queries whatever the number of rows."""
+entries, and the reports, each in a fixed number of queries whatever the number of rows.
+
+The balances, the trial balance, the profit and loss, the balance sheet and the VAT return
+sum the rollups (AccountBalance: the posted lines' sums per account and block of days), not
+the lines: a period's rows are at most a few dozen per account however many lines were
+posted in it and however long it is. The aged receivables and payables group lines by
+partner and reference, which the rollups do not keep: they read the lines."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
+from typing import Any
 
-from django.db.models import DecimalField, F, Max, Min, Q, Sum, Value
+from django.db.models import DecimalField, F, Max, Min, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -18,10 +24,17 @@ from erp.accounting.choices import (
     PROFIT_LOSS_TYPES,
     AccountRole,
     AccountType,
-    EntryKind,
     EntryStatus,
 )
-from erp.accounting.models import Account, FiscalYear, JournalEntry, JournalLine
+from erp.accounting.models import (
+    MAX_LEVEL,
+    Account,
+    AccountBalance,
+    FiscalYear,
+    JournalEntry,
+    JournalLine,
+    cover,
+)
 from store.common.errors import invalid_params, not_found
 from store.common.money import money
 from store.common.pagination import paginate
@@ -64,12 +77,36 @@ def signed(account_type: str, debit_minus_credit: Decimal) -> Decimal:
     return debit_minus_credit if account_type in DEBIT_TYPES else -debit_minus_credit
 
 
+def within(first: date | None, last: date | None) -> Q | None:
+    """The AccountBalance rows that count the posted lines dated first..last, both included
+    (None: from the first day, to the last day there is); None for no day at all."""
+    blocks = cover(first, last)
+    if blocks.empty:
+        return None
+    parts = []
+    if blocks.keys:
+        parts.append(Q(block__in=blocks.keys))
+    if blocks.top_from < blocks.top_until:
+        parts.append(Q(level=MAX_LEVEL, start__gte=blocks.top_from, start__lt=blocks.top_until))
+    condition = parts[0]
+    for part in parts[1:]:
+        condition |= part
+    return condition
+
+
+def _before(day: date) -> Q | None:
+    """The rows of the days before `day` (None on the first day there is)."""
+    return within(None, day - timedelta(days=1)) if day > date.min else None
+
+
+def _balances(first: date | None, last: date | None) -> QuerySet[AccountBalance]:
+    condition = within(first, last)
+    return AccountBalance.objects.filter(condition if condition is not None else Q(pk__in=[]))
+
+
 def account_balances(as_of: date | None = None) -> dict[int, Decimal]:
     """{account id: debits - credits} of posted lines up to `as_of` (one query)."""
-    lines = JournalLine.objects.filter(entry__status=EntryStatus.POSTED)
-    if as_of is not None:
-        lines = lines.filter(entry__date__lte=as_of)
-    rows = lines.values("account_id").annotate(d=Sum("debit"), c=Sum("credit"))
+    rows = _balances(None, as_of).values("account_id").annotate(d=Sum("debit"), c=Sum("credit"))
     return {row["account_id"]: money(row["d"] - row["c"]) for row in rows}
 
 
@@ -195,7 +232,17 @@ def _sum(expression, condition: Q | None = None):
     return Coalesce(Sum(expression, filter=condition), _zero())
 
 
-def _account_row(row: dict) -> dict:
+def _by_account(rows: QuerySet[AccountBalance], **sums: Any) -> list[dict[str, Any]]:
+    """`sums` of `rows` per account, with the account's code, name and type, by code."""
+    grouped: Any = (
+        rows.values("account_id", "account__code", "account__name", "account__type")
+        .annotate(**sums)
+        .order_by("account__code")
+    )
+    return list(grouped)
+
+
+def _account_row(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["account_id"],
         "code": row["account__code"],
@@ -207,27 +254,27 @@ def _account_row(row: dict) -> dict:
 def trial_balance(period: Period) -> dict:
     """Per account: the balance before the period (opening), the period's debits and
     credits, and the balance at its end (closing), as debit or credit columns (one query)."""
-    if period.date_from:
-        before = Q(entry__date__lt=period.date_from)
+    before = _before(period.date_from) if period.date_from else None
+    inside = within(period.date_from, period.date_to)
+    if before is not None and inside is not None:
+        # the blocks of the days before and those of the period, each summed apart (not the
+        # blocks of every day up to date_to: one of those may hold days of both)
+        rows = AccountBalance.objects.filter(before | inside)
         sums = {
             "opening": _sum(F("debit") - F("credit"), before),
-            "debit": _sum("debit", ~before),
-            "credit": _sum("credit", ~before),
+            "debit": _sum("debit", inside),
+            "credit": _sum("credit", inside),
         }
     else:
+        rows = _balances(None, period.date_to)
         sums = {"opening": _zero(), "debit": _sum("debit"), "credit": _sum("credit")}
-    rows = (
-        _posted(period.date_to)
-        .values("account_id", "account__code", "account__name", "account__type")
-        .annotate(**sums)
-        .order_by("account__code")
-    )
+    grouped = _by_account(rows, **sums)
     accounts = []
     totals = dict.fromkeys(
         ("opening_debit", "opening_credit", "debit", "credit", "closing_debit", "closing_credit"),
         ZERO,
     )
-    for row in rows:
+    for row in grouped:
         for name in ("opening", "debit", "credit"):
             row[name] = money(row[name])  # SQLite sums in floating point: back to cents
         closing = row["opening"] + row["debit"] - row["credit"]
@@ -256,16 +303,14 @@ def trial_balance(period: Period) -> dict:
 def profit_loss(period: Period) -> dict:
     """Income and expenses of the period (closing entries left out: they only move the
     year's result to retained earnings), by account, and the net profit (one query)."""
-    lines = _posted(period.date_to).filter(account__type__in=PROFIT_LOSS_TYPES)
-    lines = lines.exclude(entry__kind=EntryKind.CLOSING)
-    if period.date_from:
-        lines = lines.filter(entry__date__gte=period.date_from)
-    rows = (
-        lines.values("account_id", "account__code", "account__name", "account__type")
-        .annotate(balance=_sum(F("debit") - F("credit")))
-        .order_by("account__code")
+    rows = _by_account(
+        _balances(period.date_from, period.date_to).filter(
+            account__type__in=PROFIT_LOSS_TYPES, closing=False
+        ),
+        balance=_sum(F("debit") - F("credit")),
     )
-    income, expenses = [], []
+    income: list[dict[str, Any]] = []
+    expenses: list[dict[str, Any]] = []
     for row in rows:
         amount = signed(row["account__type"], money(row["balance"]))
         item = {**_account_row(row), "amount": amount}
@@ -287,13 +332,8 @@ def balance_sheet(as_of: date) -> dict:
     """Assets, liabilities and equity at `as_of`, and the earnings not yet closed to retained
     earnings (income less expenses of every year not closed): assets = liabilities + equity
     + current earnings, always (one query)."""
-    rows = (
-        _posted(as_of)
-        .values("account_id", "account__code", "account__name", "account__type")
-        .annotate(balance=_sum(F("debit") - F("credit")))
-        .order_by("account__code")
-    )
-    sections = {kind: [] for kind in BALANCE_SHEET_TYPES}
+    rows = _by_account(_balances(None, as_of), balance=_sum(F("debit") - F("credit")))
+    sections: dict[str, list[dict[str, Any]]] = {kind: [] for kind in BALANCE_SHEET_TYPES}
     earnings = ZERO
     for row in rows:
         kind = row["account__type"]
@@ -322,10 +362,8 @@ def vat_return(period: Period) -> dict:
     """The VAT of the period: output VAT (credits less debits on the VAT-payable account),
     input VAT (debits less credits on the VAT-receivable one), the net due, and the net sales
     and purchases they were charged on (one query)."""
-    lines = _posted(period.date_to).exclude(entry__kind=EntryKind.CLOSING)
-    if period.date_from:
-        lines = lines.filter(entry__date__gte=period.date_from)
-    sums = lines.aggregate(
+    rows = _balances(period.date_from, period.date_to).filter(closing=False)
+    sums = rows.aggregate(
         output=_sum(F("credit") - F("debit"), Q(account__role=AccountRole.VAT_PAYABLE)),
         input=_sum(F("debit") - F("credit"), Q(account__role=AccountRole.VAT_RECEIVABLE)),
         sales=_sum(F("credit") - F("debit"), Q(account__role=AccountRole.SALES)),

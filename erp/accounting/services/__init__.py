@@ -6,6 +6,8 @@ case:
 - `fiscal_years`: fiscal years and their closing
 - `journal`: journal entries: drafts, posting, reversing
 - `postings`: the automatic postings of business events
+- `balances`: the reports' rollups (sums per account and block of days), added to by every
+  posting, recounted by `rebuild`
 - `_shared`: the refusal codes and the posting of an entry (private to this package)
 
 Each public function is one transaction that validates first and changes nothing when it

@@ -1,5 +1,6 @@
 """What the modules of this package share (private to it): the codes of the refusals, a
-journal line, an entry's lines written, checked for posting and posted (numbered in its year).
+journal line, an entry's lines written, checked for posting and posted (numbered in its year,
+added to the reports' rollups).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from django.utils import timezone
 from common.errors import ServiceError
 from erp.accounting.choices import EntryStatus, FiscalYearStatus
 from erp.accounting.models import FiscalYear, JournalEntry, JournalLine
+from erp.accounting.services import balances
 from store.common.errors import rule_broken
 from store.common.money import money
 
@@ -69,7 +71,8 @@ def _write_lines(entry: JournalEntry, lines: list[dict]) -> None:
 
 
 def _post(entry: JournalEntry, year: FiscalYear) -> None:
-    """Number `entry` in `year` (its row locked by the caller) and mark it posted."""
+    """Number `entry` in `year` (its row locked by the caller), mark it posted and add its
+    lines to the reports' rollups (last: the rollup rows are the last locks it takes)."""
     entry.fiscal_year = year
     entry.number = year.next_number
     entry.full_number = f"{year.name}/{year.next_number:05d}"
@@ -78,6 +81,7 @@ def _post(entry: JournalEntry, year: FiscalYear) -> None:
     entry.save()
     year.next_number += 1
     year.save(update_fields=["next_number", "updated_at"])
+    balances.entry_posted(entry)
 
 
 def _check_postable(entry: JournalEntry) -> None:

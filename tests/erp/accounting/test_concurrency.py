@@ -1,7 +1,8 @@
 """Real concurrent transactions (PostgreSQL): posting locks the fiscal year's row, so numbers
 are unique and gapless per year whatever the interleaving; an entry is posted or reversed
 once; one business event posts one entry even when delivered twice at once; closing waits
-for postings in flight."""
+for postings in flight; the reports' rollups stay a recount of the lines whatever the
+interleaving of postings and recounts."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from common.errors import ServiceError
 from erp.accounting import selectors, services
 from erp.accounting.models import Account, AutoPosting, FiscalYear, JournalEntry
+from erp.accounting.services import balances
 from tests.concurrency import race
+from tests.erp.accounting.helpers import recounted, rollup_rows
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql_only]
 
@@ -111,3 +114,42 @@ def test_closing_and_postings_in_flight_never_leave_the_year_half_closed():
         year_id=year.pk
     ) if FiscalYear.objects.get().status == "open" else None
     assert selectors.account_balances(far).get(income, Decimal(0)) == 0
+
+
+def test_simultaneous_postings_in_several_years_keep_the_rollups_a_recount():
+    """Postings of different years hold no common year lock: their sums reach the same
+    rollup rows (the larger blocks, the same accounts) at once, and none is lost or waits
+    crosswise for another."""
+    for y in (2019, 2020, 2025, 2026):
+        _year(y)
+    days = [date(2019, 8, 8), date(2019, 8, 9), date(2020, 1, 1), date(2025, 3, 18)]
+    drafts = [_draft(days[n % 4], f"{n + 1}.25", income=n % 2 == 0) for n in range(8)]
+    results = race(*[lambda pk=d.pk: services.journal_entry_post(entry_id=pk) for d in drafts])
+    assert all(isinstance(r, JournalEntry) for r in results), results
+    reversals = race(
+        *[
+            lambda pk=d.pk, n=n: services.journal_entry_reverse(
+                entry_id=pk, day=date(2026, 1, 1 + n)
+            )
+            for n, d in enumerate(drafts[:4])
+        ],
+        *[
+            lambda n=n: services.journal_entry_post(entry_id=_draft(date(2025, 5, 1)).pk)
+            for n in range(2)
+        ],
+    )
+    assert all(isinstance(r, JournalEntry) for r in reversals), reversals
+    assert rollup_rows() == recounted()
+    assert selectors.account_balances()[Account.objects.get(code="1100").pk] == Decimal("47.00")
+
+
+def test_a_recount_while_postings_commit_loses_none_of_them():
+    """The recount locks the table first: a posting commits before it (and is counted from
+    its lines) or adds its sums after it (to the recounted rows)."""
+    _year(2026)
+    drafts = [_draft(date(2026, 3, n + 1)) for n in range(6)]
+    calls = [lambda pk=d.pk: services.journal_entry_post(entry_id=pk) for d in drafts]
+    results = race(*calls[:3], balances.rebuild, *calls[3:], balances.rebuild)
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert rollup_rows() == recounted()
+    assert selectors.account_balances()[Account.objects.get(code="1100").pk] == Decimal("60.00")
