@@ -20,6 +20,7 @@ from django.db.models import (
     Sum,
     TextField,
     When,
+    prefetch_related_objects,
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
@@ -333,6 +334,20 @@ def order_get(order_id: int) -> Order:
     if order is None:
         raise not_found("order", order_id)
     order.recent_history = history_rows(order.pk)
+    return order
+
+
+def order_completed(order: Order) -> Order:
+    """`order_get`'s order from an instance a service answered (its row as written, its
+    customer read along): only what it lacks is read (its lines unless the service kept
+    them, payments, shipments, the latest history), after the service's commit."""
+    prefetch_related_objects(
+        [order],
+        "items",
+        "payments",
+        Prefetch("shipments", queryset=Shipment.objects.prefetch_related("items")),
+    )
+    order.recent_history = history_rows(order.pk)  # type: ignore[attr-defined]
     return order
 
 

@@ -37,7 +37,8 @@ from decimal import Decimal
 from typing import Any, ParamSpec, TypeVar
 
 from django.db import connection, transaction
-from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.db.models import Count, DateField, Exists, OuterRef, Q, Sum
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from store.catalog.models import Product
@@ -138,6 +139,28 @@ def _closed_until_for_writing() -> date | None:
             )
             return cursor.fetchone()[1]
     return closed_until()
+
+
+#: The attribute of an order locked `with_watermark`: the watermark read in the same statement.
+WATERMARK_READ = "report_closed_until"
+
+
+def with_watermark(queryset: Any) -> Any:
+    """The query locking an order (store.orders), reading the watermark along, under the
+    shared lock (PostgreSQL) as `_closed_until_for_writing` does: the batch's first lock
+    (order_locked) then needs no statement of its own for it."""
+    table = connection.ops.quote_name(ReportWatermark._meta.db_table)
+    if connection.vendor == "postgresql":
+        sql = (
+            f"(SELECT w.closed_until FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS lock "  # noqa: S608
+            f"LEFT JOIN {table} AS w ON w.id = 1)"
+        )
+        params: list[int] = [LOCK_KEY]
+    else:
+        sql = f"(SELECT closed_until FROM {table} WHERE id = 1)"  # noqa: S608
+        params = []
+    watermark = RawSQL(sql, params, output_field=DateField())  # noqa: S611 - our own SQL
+    return queryset.annotate(**{WATERMARK_READ: watermark})
 
 
 def _lock_exclusively() -> None:
@@ -338,6 +361,9 @@ class _Batch:
         self._watermark: date | None = None
         self.orders: dict[int, Counted | None] = {}
         self.customers: set[int] = set()
+        self.depth = 1  # nested service calls sharing the batch
+        # Orders as the outermost service leaves them (order_settled): counted from memory.
+        self.settled: dict[int, Order] = {}
 
     @property
     def watermark(self) -> date | None:
@@ -352,7 +378,11 @@ def batch() -> Iterator[_Batch]:
     """The rollups' changes of a service call, applied at the end of the outermost one."""
     current = getattr(_local, "batch", None)
     if current is not None:
-        yield current
+        current.depth += 1
+        try:
+            yield current
+        finally:
+            current.depth -= 1
         return
     current = _local.batch = _Batch()
     try:
@@ -386,6 +416,10 @@ def order_locked(order: Order) -> None:
     """Note what a locked order adds now (once per batch: the first lock sees it before any
     change of the batch)."""
     current = _current()
+    current.settled.pop(order.pk, None)  # another instance of it may change it now
+    if not current._read and hasattr(order, WATERMARK_READ):  # locked with_watermark
+        current._watermark = getattr(order, WATERMARK_READ)
+        current._read = True
     if order.pk in current.orders:
         return
     watermark = current.watermark
@@ -394,6 +428,16 @@ def order_locked(order: Order) -> None:
     if _closed(order.created_at, watermark) and order.status in SALES:
         lines = _lines_of([order.pk]).get(order.pk, [])
     current.orders[order.pk] = counted(row, watermark, lines)
+
+
+def order_settled(order: Order) -> None:
+    """The outermost service is done with this locked order, and `order` holds its row as
+    written: the batch counts it from memory instead of reading it again. Ignored from a
+    nested service (its caller may change the order after it) and forgotten when the order
+    is locked again in the batch."""
+    current = _current()
+    if current.depth == 1:
+        current.settled[order.pk] = order
 
 
 def order_created(order: Order) -> None:
@@ -413,7 +457,16 @@ def _flush(current: _Batch) -> None:
 def _apply_orders(current: _Batch) -> None:
     watermark = current.watermark
     ids = sorted(current.orders)
-    rows = {row["id"]: row for row in Order.objects.filter(pk__in=ids).values(*ORDER_FIELDS)}
+    rows = {
+        pk: {name: getattr(order, name) for name in ORDER_FIELDS}
+        for pk, order in current.settled.items()
+        if pk in current.orders
+    }
+    unread = [pk for pk in ids if pk not in rows]
+    if unread:
+        rows.update(
+            (row["id"], row) for row in Order.objects.filter(pk__in=unread).values(*ORDER_FIELDS)
+        )
     sold = [
         pk
         for pk, row in rows.items()

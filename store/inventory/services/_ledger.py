@@ -9,8 +9,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
-from django.db.models import Case, F, IntegerField, Q, Value, When
+from django.db import IntegrityError, connection, transaction
+from django.db.models import BooleanField, Case, F, IntegerField, Q, Value, When
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from common.errors import Conflict
@@ -60,6 +61,37 @@ def _lock_levels(query: Q) -> list[StockLevel]:
     )
 
 
+def _lock_stock(
+    product_ids: Iterable[int], query: Q, *, with_skus: bool = False
+) -> list[StockLevel]:
+    """Lock the products (pk order), then their levels matching `query` (pk order, their
+    warehouse read along): the order every writer follows. On PostgreSQL in one statement:
+    the products are locked by an uncorrelated subquery, which runs once (an InitPlan, as a
+    one-time filter) before any level is read or locked, so holding the products costs no
+    round trip of its own. `with_skus`: each level carries its product's SKU as
+    `product_sku` (what a movement records)."""
+    ids = sorted(set(product_ids))
+    levels = (
+        StockLevel.objects.select_for_update(of=("self",))
+        .filter(query)
+        .select_related("warehouse")
+        .order_by("pk")
+    )
+    if with_skus:
+        levels = levels.annotate(product_sku=F("product__sku"))
+    if ids and connection.vendor == "postgresql":
+        table = connection.ops.quote_name(Product._meta.db_table)
+        products_locked = RawSQL(  # noqa: S611 - our own SQL, the ids as a parameter
+            f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE id = ANY(%s) "  # noqa: S608
+            f"ORDER BY id FOR UPDATE) AS locked) >= 0",
+            [ids],
+            output_field=BooleanField(),
+        )
+        return list(levels.filter(products_locked))
+    _lock_products(ids)
+    return list(levels)
+
+
 def _level(warehouse: Warehouse, product_id: int, variant_id: int | None) -> StockLevel:
     """The level of an item in a warehouse, created at zero (the caller holds the product lock)."""
     level, _created = StockLevel.objects.get_or_create(
@@ -75,12 +107,17 @@ def _sku(product_id: int, variant_id: int | None) -> str:
     return Product.objects.filter(pk=product_id).values_list("sku", flat=True).first() or ""
 
 
-def _skus(levels: Iterable[StockLevel]) -> dict[int, str]:
-    """{level id: SKU of its item} in two queries."""
+def _skus(
+    levels: Iterable[StockLevel], product_skus: dict[int, str] | None = None
+) -> dict[int, str]:
+    """{level id: SKU of its item} in two queries (one when the products' SKUs are given,
+    none when no level is a variant's either)."""
     levels = list(levels)
-    products = dict(
-        Product.objects.filter(pk__in={lv.product_id for lv in levels}).values_list("pk", "sku")
-    )
+    products = product_skus
+    if products is None:
+        products = dict(
+            Product.objects.filter(pk__in={lv.product_id for lv in levels}).values_list("pk", "sku")
+        )
     variants = dict(
         Variant.objects.filter(
             pk__in={lv.variant_id for lv in levels if lv.variant_id}
@@ -130,12 +167,17 @@ def _post(
 
 
 def _post_many(
-    postings: list[_Posting], *, reason: str, reference: Reference
+    postings: list[_Posting], *, reason: str, reference: Reference, savepoint: bool = True
 ) -> list[StockMovement]:
     """Change locked levels and write their movements in two statements whatever their number:
     one UPDATE of the levels (`quantity + CASE ...`, an F() expression) and one INSERT of the
     movements. A level posted twice adds both deltas, each movement with its own
-    `quantity_after`."""
+    `quantity_after`.
+
+    A movement posted twice (its idempotency key) is refused with 409
+    `duplicate_stock_movement`. With `savepoint=False` the INSERT runs without a savepoint of
+    its own (two round trips fewer): the refusal then fails the caller's whole transaction,
+    which suits a caller that lets it propagate anyway (an order's status move)."""
     if not postings:
         return []
     deltas: dict[int, int] = defaultdict(int)
@@ -173,7 +215,7 @@ def _post_many(
             )
         )
     try:
-        with transaction.atomic():
+        with transaction.atomic(savepoint=savepoint):
             return StockMovement.objects.bulk_create(rows)
     except IntegrityError:
         keys = ", ".join(repr(posting.key) for posting in postings)

@@ -6,7 +6,7 @@ they were taken from.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -18,8 +18,8 @@ from store.inventory.services._ledger import (
     Reference,
     _item_filter,
     _level,
-    _lock_levels,
     _lock_products,
+    _lock_stock,
     _post_many,
     _Posting,
     _skus,
@@ -86,7 +86,6 @@ def _selling_order(level: StockLevel) -> tuple:
     return (not level.warehouse.is_default, level.warehouse.priority, level.warehouse_id)
 
 
-@transaction.atomic
 def stock_take(
     *,
     needs: list[Need],
@@ -94,6 +93,7 @@ def stock_take(
     reference: Reference,
     key_prefix: str,
     param=None,
+    savepoint: bool = True,
 ) -> list[StockMovement]:
     """Take units for each need from active warehouses, atomically with the check.
 
@@ -102,13 +102,38 @@ def stock_take(
     InsufficientStock names every short item — unless the item allows backorders: then the
     default warehouse's level goes below zero for the rest. `param(need)` names the request
     parameter of a need in the refusal.
+
+    Inside a caller's transaction it runs in a savepoint, so a caller may catch the refusal
+    and go on (a checkout holding what it can). `savepoint=False` is for a caller whose whole
+    transaction fails with the refusal anyway (an order's status move): it saves the
+    savepoints' round trips, which are taken while the products are locked.
     """
     needs = [need for need in needs if need.quantity > 0]
     if not needs:
         return []
-    _lock_products(need.product_id for need in needs)
+    with transaction.atomic(savepoint=savepoint):
+        return _take(
+            needs,
+            reason=reason,
+            reference=reference,
+            key_prefix=key_prefix,
+            param=param,
+            savepoint=savepoint,
+        )
+
+
+def _take(
+    needs: list[Need],
+    *,
+    reason: str,
+    reference: Reference,
+    key_prefix: str,
+    param: Callable[[Need], str] | None,
+    savepoint: bool,
+) -> list[StockMovement]:
     pairs = {(need.product_id, need.variant_id) for need in needs}
-    levels = [lv for lv in _lock_levels(_item_filter(pairs)) if lv.warehouse.is_active]
+    locked = _lock_stock((need.product_id for need in needs), _item_filter(pairs))
+    levels = [lv for lv in locked if lv.warehouse.is_active]
     by_item: dict[tuple[int, int | None], list[StockLevel]] = defaultdict(list)
     for level in levels:
         by_item[(level.product_id, level.variant_id)].append(level)
@@ -155,42 +180,89 @@ def stock_take(
                     level, -remaining, f"{key_prefix}:{need.line}:{level.pk}:b", need.line, need.sku
                 )
             )
-    movements = _post_many(postings, reason=reason, reference=reference)
+    movements = _post_many(postings, reason=reason, reference=reference, savepoint=savepoint)
     stock_fields_refresh(product_ids={need.product_id for need in needs})
     return movements
 
 
-def held_by(*, reference_type: str, reference_id) -> dict[int | None, dict[int, int]]:
-    """What a reference holds: {line: {level id: units}} (levels that still exist, units > 0)."""
+@dataclass(frozen=True)
+class Held:
+    """What a reference holds: `lines` {line: {level id: units}} (levels that still exist,
+    units > 0) and `products` {level id: its product's id}, read in one statement."""
+
+    lines: dict[int | None, dict[int, int]]
+    products: dict[int, int | None]
+
+
+def holdings(*, reference_type: str, reference_id: int | str) -> Held:
+    """What a reference holds (Held). The product of a level is the one its movements name (a
+    level's product never changes), so giving the units back needs no read to find which
+    products to lock."""
     rows = (
         StockMovement.objects.filter(
             reference_type=reference_type, reference_id=str(reference_id), level__isnull=False
         )
-        .values("reference_line", "level_id")
+        .values("reference_line", "level_id", "product_id")
         .annotate(total=Sum("quantity"))
         .order_by()
     )
-    out: dict[int | None, dict[int, int]] = defaultdict(dict)
+    lines: dict[int | None, dict[int, int]] = defaultdict(dict)
+    units: dict[tuple[int | None, int], int] = defaultdict(int)
+    products: dict[int, int | None] = {}
     for row in rows:
-        if row["total"] < 0:
-            out[row["reference_line"]][row["level_id"]] = -row["total"]
-    return dict(out)
+        units[(row["reference_line"], row["level_id"])] += row["total"]
+        if row["product_id"] is not None:
+            products[row["level_id"]] = row["product_id"]
+    for (line, level_id), total in units.items():
+        if total < 0:
+            lines[line][level_id] = -total
+    return Held(lines=dict(lines), products=products)
 
 
-@transaction.atomic
+def held_by(*, reference_type: str, reference_id) -> dict[int | None, dict[int, int]]:
+    """What a reference holds: {line: {level id: units}} (levels that still exist, units > 0)."""
+    return holdings(reference_type=reference_type, reference_id=reference_id).lines
+
+
 def stock_release(
     *,
     reference: Reference,
     keep: dict[int | None, int],
     reason: str,
     key_prefix: str,
+    held: Held | None = None,
+    savepoint: bool = True,
 ) -> list[StockMovement]:
     """Give back what a reference holds beyond `keep` ({line: units to keep}; others keep 0).
 
     Units go back to the levels they were taken from, the last taken first. The caller holds
-    whatever lock serialises changes of this reference's holdings (an order's row).
+    whatever lock serialises changes of this reference's holdings (an order's row); `held` is
+    what `holdings` answered under that lock, when the caller read it already. `savepoint`: as
+    for stock_take.
     """
-    held = held_by(reference_type=reference.type, reference_id=reference.id)
+    with transaction.atomic(savepoint=savepoint):
+        if held is None:
+            held = holdings(reference_type=reference.type, reference_id=reference.id)
+        return _release(
+            held,
+            keep,
+            reason=reason,
+            reference=reference,
+            key_prefix=key_prefix,
+            savepoint=savepoint,
+        )
+
+
+def _release(
+    holding: Held,
+    keep: dict[int | None, int],
+    *,
+    reason: str,
+    reference: Reference,
+    key_prefix: str,
+    savepoint: bool,
+) -> list[StockMovement]:
+    held = holding.lines
     excess = {
         line: sum(levels.values()) - keep.get(line, 0)
         for line, levels in held.items()
@@ -199,12 +271,15 @@ def stock_release(
     if not excess:
         return []
     level_ids = {level_id for line in excess for level_id in held[line]}
-    product_ids = set(
-        StockLevel.objects.filter(pk__in=level_ids).values_list("product_id", flat=True)
-    )
-    _lock_products(product_ids)
-    levels = {lv.pk: lv for lv in _lock_levels(Q(pk__in=level_ids))}
-    skus = _skus(levels.values())
+    named = [holding.products.get(level_id) for level_id in level_ids]
+    product_ids = {pk for pk in named if pk is not None}
+    if None in named:  # a movement names no product: ask the levels
+        product_ids = set(
+            StockLevel.objects.filter(pk__in=level_ids).values_list("product_id", flat=True)
+        )
+    locked = _lock_stock(product_ids, Q(pk__in=level_ids), with_skus=True)
+    levels = {lv.pk: lv for lv in locked}
+    skus = _skus(locked, {lv.product_id: lv.product_sku for lv in locked})  # type: ignore[attr-defined]
     postings = []
     for line, units in sorted(excess.items(), key=lambda item: (item[0] is None, item[0] or 0)):
         order = sorted(
@@ -222,6 +297,6 @@ def stock_release(
                 )
             )
             units -= back
-    movements = _post_many(postings, reason=reason, reference=reference)
+    movements = _post_many(postings, reason=reason, reference=reference, savepoint=savepoint)
     stock_fields_refresh(product_ids=product_ids)
     return movements

@@ -44,10 +44,17 @@ def order_trail(order: Order) -> audit.Tracker:
     return audit.track(order, AUDITED_FIELDS)
 
 
-def order_for_update(order_id: int) -> Order:
+def order_for_update(order_id: int, *, with_customer: bool = False) -> Order:
     """Lock an order's row: every change of an order, its lines, payments, shipments and the
-    stock it holds happens under this lock (taken before any product or stock lock)."""
-    order = Order.objects.select_for_update().filter(pk=order_id).first()
+    stock it holds happens under this lock (taken before any product or stock lock). The
+    reports' watermark is read in the same statement (rollups.with_watermark).
+
+    `with_customer` reads the customer along (not locked): a service whose caller answers the
+    full order from the instance it returns (the status moves) needs no read of its own."""
+    queryset = rollups.with_watermark(Order.objects.select_for_update(of=("self",)))
+    if with_customer:
+        queryset = queryset.select_related("customer")
+    order: Order | None = queryset.filter(pk=order_id).first()
     if order is None:
         raise not_found("order", order_id)
     rollups.order_locked(order)  # what it adds to the reports before the change

@@ -5,9 +5,11 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
+from django.db.models import Prefetch, prefetch_related_objects
 from django.utils import timezone
 
 from common import audit
@@ -33,7 +35,14 @@ from store.orders.choices import (
 from store.orders.models import Order, OrderItem
 from store.orders.services.common import AUDITED_FIELDS, order_for_update, order_trail, record
 from store.orders.services.lines import resolve_lines, taxed
-from store.orders.services.stock import flag_release, release_stock, schedule_release, take_stock
+from store.orders.services.stock import (
+    flag_release,
+    holds_nothing,
+    release_stock,
+    revise,
+    schedule_release,
+    take_stock,
+)
 from store.orders.services.totals import recalculate
 from store.orders.signals import order_released, order_reopened, order_status_changed
 from store.reports import rollups
@@ -193,7 +202,7 @@ def order_create(
 def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.API) -> Order:
     """The general update: customer, currency, addresses, methods, notes and amounts; a
     status, payment_status or fulfillment_status in it goes through its own move."""
-    order = order_for_update(order_id)
+    order = order_for_update(order_id, with_customer=True)
     trail = order_trail(order)
     problems = Problems()
     customer = order.customer
@@ -234,26 +243,31 @@ def order_update(*, order_id: int, fields: dict, actor=None, source=OrderSource.
         recalculate(order, actor=actor, source=source)
     note = fields.get("note", "")
     trail.record(note=note)
+    # The moves run on this locked instance (no second lock or read); each keeps its own
+    # history row and audit entry, as through its own endpoint.
     if fields.get("status"):
-        order_status_set(
-            order_id=order.pk, status=fields["status"], note=note, actor=actor, source=source
-        )
+        _status_move(order, fields["status"], note=note, actor=actor, source=source)
     if fields.get("payment_status"):
-        order_payment_status_set(
-            order_id=order.pk,
-            payment_status=fields["payment_status"],
+        _simple_move(
+            order,
+            "payment_status",
+            fields["payment_status"],
+            PaymentStatus,
             note=note,
             actor=actor,
             source=source,
         )
     if fields.get("fulfillment_status"):
-        order_fulfillment_status_set(
-            order_id=order.pk,
-            fulfillment_status=fields["fulfillment_status"],
+        _simple_move(
+            order,
+            "fulfillment_status",
+            fields["fulfillment_status"],
+            FulfillmentStatus,
             note=note,
             actor=actor,
             source=source,
         )
+    rollups.order_settled(order)
     return order
 
 
@@ -272,28 +286,58 @@ def check_transition(old: str, new: str) -> None:
 @transaction.atomic
 @rollups.batched
 def order_status_set(
-    *, order_id: int, status: str, note: str = "", actor=None, source=OrderSource.API
+    *, order_id: int, status: str, note: str = "", actor: Any = None, source: str = OrderSource.API
 ) -> Order:
     """Move an order to `status` with its stock effect (spec: States).
 
     Into cancelled, refunded or failed: the stock is given back (by the worker, on commit).
     Out of one of them: the stock is taken again now, atomically with the check (409
     `insufficient_stock` leaves the order as it was). The same status again changes nothing.
+
+    Answers the order as it now is, with its customer (and, when the stock was taken, its
+    lines): the caller answers from it instead of reading it back.
     """
-    order = order_for_update(order_id)
+    order = order_for_update(order_id, with_customer=True)
+    _status_move(order, status, note=note, actor=actor, source=source)
+    rollups.order_settled(order)
+    return order
+
+
+def _lines_for_stock(order: Order) -> list[OrderItem]:
+    """The order's lines with their product and variant (whether they track stock), kept on
+    the order as its `items` (the answer shows them without reading them again)."""
+    prefetch_related_objects(
+        [order],
+        Prefetch("items", queryset=OrderItem.objects.select_related("product", "variant")),
+    )
+    return list(order.items.all())
+
+
+def _status_move(order: Order, status: str, *, note: str, actor: Any, source: str) -> None:
+    """The move itself, on a locked order (order_status_set, order_update).
+
+    Statements: one UPDATE of the order (status, and the release flag or the stock revision
+    with it), one INSERT each for the history and the audit trail, the listeners' (the status
+    e-mail's outbox row, ...); a release adds its outbox row; a reopening reads the lines and
+    takes their stock (store.inventory: the products in id order, then their levels, locked
+    in one statement on PostgreSQL, one UPDATE of the levels, one INSERT of the ledger rows),
+    without reading the ledger when the order is known to hold nothing."""
     trail = order_trail(order)
     old = order.status
     check_transition(old, status)
     if status == old:
-        return order
+        return
     order.status = status
     fields = ["status", "updated_at"]
     if status == OrderStatus.COMPLETED:
         order.completed_at = timezone.now()
         fields.append("completed_at")
     releasing = holds_stock(old) and not holds_stock(status)
+    reopening = holds_stock(status) and not holds_stock(old)
     if releasing:  # the release's flag goes with the status (schedule_release, below)
         fields += flag_release(order)
+    if reopening:  # so does the revision of the stock taken below
+        fields += revise(order)
     order.save(update_fields=fields)
     change = record(order, HistoryField.STATUS, old, status, actor=actor, source=source, note=note)
     trail.record(note=note)
@@ -305,23 +349,37 @@ def order_status_set(
         sender=Order, order=order, old=old, new=status, source=source, actor=actor, change=change
     )
     order_events.order_status_changed(order, old=old, new=status)
-    if holds_stock(status) and not holds_stock(old):
+    if reopening:
         order_reopened.send(sender=Order, order=order)
-        take_stock(order, reason=MovementReason.ORDER_REOPENED, actor=actor)
+        take_stock(
+            order,
+            reason=MovementReason.ORDER_REOPENED,
+            actor=actor,
+            items=_lines_for_stock(order),
+            holding={} if holds_nothing(order, old) else None,
+            revised=True,
+        )
     elif releasing:
         order_released.send(sender=Order, order=order)
         schedule_release(order)
-    return order
 
 
-def _simple_status_set(order_id, field_name, value, choices, *, note, actor, source) -> Order:
-    order = order_for_update(order_id)
+def _simple_move(
+    order: Order,
+    field_name: str,
+    value: str,
+    choices: type[models.TextChoices],
+    *,
+    note: str,
+    actor: Any,
+    source: str,
+) -> None:
     trail = order_trail(order)
     if value not in choices.values:
         raise invalid_params({field_name: [f"Not a {field_name.replace('_', ' ')}: {value!r}."]})
     old = getattr(order, field_name)
     if value == old:
-        return order
+        return
     setattr(order, field_name, value)
     fields = [field_name, "updated_at"]
     if value == PaymentStatus.PAID and field_name == "payment_status" and order.paid_at is None:
@@ -332,6 +390,21 @@ def _simple_status_set(order_id, field_name, value, choices, *, note, actor, sou
     trail.record(note=note)
     if field_name == "payment_status" and value == PaymentStatus.PAID:
         order_events.order_paid(order)
+
+
+def _simple_status_set(
+    order_id: int,
+    field_name: str,
+    value: str,
+    choices: type[models.TextChoices],
+    *,
+    note: str,
+    actor: Any,
+    source: str,
+) -> Order:
+    order = order_for_update(order_id, with_customer=True)
+    _simple_move(order, field_name, value, choices, note=note, actor=actor, source=source)
+    rollups.order_settled(order)
     return order
 
 

@@ -23,7 +23,9 @@ counts the order's stock changes under its lock, so no change can be posted twic
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -31,6 +33,8 @@ from django.utils import timezone
 from common import outbox
 from store.inventory import services as inventory
 from store.inventory.choices import MovementReason
+from store.inventory.services.holds import Held
+from store.inventory.services.holds import holdings as ledger_holdings
 from store.orders.choices import OrderStatus, holds_stock
 from store.orders.models import Order, OrderItem
 
@@ -44,7 +48,7 @@ RELEASE_REASONS = {
 }
 
 
-def _reference(order: Order, actor=None) -> inventory.Reference:
+def _reference(order: Order, actor: Any = None) -> inventory.Reference:
     return inventory.Reference(
         type=REFERENCE_TYPE,
         id=str(order.pk),
@@ -61,13 +65,23 @@ def _tracking(item: OrderItem) -> tuple[bool, bool]:
     return stock.track_inventory, stock.allow_backorders
 
 
+def holdings(order: Order) -> Held:
+    """What the order holds, per line and level (store.inventory's Held)."""
+    return ledger_holdings(reference_type=REFERENCE_TYPE, reference_id=order.pk)
+
+
+def units_by_line(holding: Held) -> dict[int | None, int]:
+    return {line: sum(levels.values()) for line, levels in holding.lines.items()}
+
+
 def held(order: Order) -> dict[int | None, int]:
     """Units the order holds per line."""
-    by_line = inventory.held_by(reference_type=REFERENCE_TYPE, reference_id=order.pk)
-    return {line: sum(levels.values()) for line, levels in by_line.items()}
+    return units_by_line(holdings(order))
 
 
-def wanted(order: Order, items: list[OrderItem], holding: dict[int | None, int]) -> dict:
+def wanted(
+    order: Order, items: list[OrderItem], holding: dict[int | None, int]
+) -> dict[int | None, int]:
     """Units each line should hold now: its quantity less what was restocked of it, while
     the order holds stock (a line whose item stopped tracking inventory keeps what it has but
     takes no more)."""
@@ -86,26 +100,59 @@ def holdable(item: OrderItem) -> int:
     return max(item.quantity - item.restocked, 0)
 
 
-def _next_revision(order: Order) -> str:
+def revise(order: Order) -> list[str]:
+    """Count one more stock change of the locked order (in memory); answers the field to save.
+    A caller saving the order anyway (a status move) saves it with its own fields, so the
+    change's idempotency keys cost no UPDATE of their own."""
     order.stock_revision += 1
-    Order.objects.filter(pk=order.pk).update(stock_revision=order.stock_revision)
+    return ["stock_revision"]
+
+
+def _key_prefix(order: Order) -> str:
     return f"{REFERENCE_TYPE}:{order.pk}:{order.stock_revision}"
 
 
+def _next_revision(order: Order) -> str:
+    revise(order)
+    Order.objects.filter(pk=order.pk).update(stock_revision=order.stock_revision)
+    return _key_prefix(order)
+
+
+def holds_nothing(order: Order, old_status: str) -> bool:
+    """Whether an order leaving `old_status` is known to hold nothing without reading the
+    ledger: it was in a status that holds no stock and its release is not pending (the worker
+    gave everything back, or it never held any)."""
+    return not holds_stock(old_status) and not order.stock_release_pending
+
+
 def take_stock(
-    order: Order, *, reason: str, actor=None, param=None, only: int | None = None
+    order: Order,
+    *,
+    reason: str,
+    actor: Any = None,
+    param: Callable[[int], str] | None = None,
+    only: int | None = None,
+    items: list[OrderItem] | None = None,
+    holding: dict[int | None, int] | None = None,
+    revised: bool = False,
 ) -> int:
     """Take what the order's lines (or the line `only`) need beyond what they hold (the order
     is locked).
 
-    Refuses with InsufficientStock (nothing taken) when an item has too few units for sale.
-    `param(item_id)` names the request parameter of a line in that refusal.
+    Refuses with InsufficientStock (nothing taken) when an item has too few units for sale; the
+    refusal fails the caller's transaction (no savepoint: the order services let it
+    propagate). `param(item_id)` names the request parameter of a line in that refusal.
+    A caller that has them passes `items` (with product and variant), `holding` (held(), or {}
+    when it knows the order holds nothing: holds_nothing) and `revised` (it counted and saved
+    the stock revision already: revise), each sparing a statement.
     """
     if not holds_stock(order.status):
         return 0
-    items = order.items.select_related("product", "variant")
-    items = list(items.filter(pk=only) if only is not None else items)
-    holding = held(order) if order.stock_revision else {}
+    if items is None:
+        lines = order.items.select_related("product", "variant")
+        items = list(lines.filter(pk=only) if only is not None else lines)
+    if holding is None:
+        holding = held(order) if order.stock_revision else {}
     needs = []
     for item in items:
         tracked, backorders = _tracking(item)
@@ -128,31 +175,43 @@ def take_stock(
         needs=needs,
         reason=reason,
         reference=_reference(order, actor),
-        key_prefix=_next_revision(order),
+        key_prefix=_key_prefix(order) if revised else _next_revision(order),
         param=(lambda need: param(need.line)) if param else None,
+        savepoint=False,
     )
     return len(movements)
 
 
-def release_stock(order: Order, *, reason: str, actor=None, everything: bool = False) -> int:
-    """Give back what the order holds beyond what it should (the order is locked)."""
-    items = list(order.items.select_related("product", "variant"))
-    holding = held(order)
-    keep = {} if everything else wanted(order, items, holding)
-    excess = any(units > keep.get(line, 0) for line, units in holding.items())
+def release_stock(order: Order, *, reason: str, actor: Any = None, everything: bool = False) -> int:
+    """Give back what the order holds beyond what it should (the order is locked). The new
+    revision and the cleared release flag are written in one UPDATE; the lines are read only
+    when the order still holds stock (what it keeps depends on them)."""
+    holding = holdings(order)
+    units = units_by_line(holding)
+    keep = {}
+    if not everything and holds_stock(order.status):
+        keep = wanted(order, list(order.items.select_related("product", "variant")), units)
+    excess = any(count > keep.get(line, 0) for line, count in units.items())
     count = 0
+    changed: dict[str, object] = {}
     if excess:
+        revise(order)
+        changed["stock_revision"] = order.stock_revision
         count = len(
             inventory.stock_release(
                 reference=_reference(order, actor),
                 keep=keep,
                 reason=reason,
-                key_prefix=_next_revision(order),
+                key_prefix=_key_prefix(order),
+                held=holding,
+                savepoint=False,
             )
         )
     if order.stock_release_pending:
-        Order.objects.filter(pk=order.pk).update(stock_release_pending=False)
+        changed["stock_release_pending"] = False
         order.stock_release_pending = False
+    if changed:
+        Order.objects.filter(pk=order.pk).update(**changed)
     return count
 
 

@@ -109,3 +109,77 @@ def test_the_cached_total_costs_one_cache_round_trip(manager_client, cache_calls
     calls = [name for name, _key in cache_calls]
     assert calls.count("get_many") == 1, calls
     assert "get" not in calls, calls
+
+
+# What a staff status move costs, in statements (the request's: its authentication, the
+# transaction's savepoint in tests, the move, and the answer's reads after the commit). The
+# ceilings hold whatever the number of lines: no statement per line or per product.
+CANCEL_STATEMENTS = 16  # 2 auth; the order locked with the reports' watermark; UPDATE,
+# history, audit, 2 outbox rows (and the release's dedupe lookup), the coupons' listener;
+# after the commit the answer's items, payments, shipments, history; the savepoint pair
+REOPEN_STATEMENTS = 22  # as a cancel but one outbox row, then the items with their products,
+# the products locked (one SELECT ... FOR UPDATE in id order), the levels, one UPDATE of the
+# levels, one INSERT of the ledger rows, the stock fields (4); no read of the ledger (the
+# released order holds nothing), no savepoint of its own, no read back of the items
+# PostgreSQL locks the products and their levels in one statement (SQLite has no row locks)
+ONE_LOCK = 1 if connection.vendor == "postgresql" else 0
+
+
+def _moved(client, order, status: str) -> tuple[int, dict]:
+    with on_commit(), CaptureQueriesContext(connection) as captured:
+        response = client.patch(f"{ORDERS}/{order.pk}/status", {"status": status}, format="json")
+    assert response.status_code == 200, response.content
+    return len(captured), response.json()
+
+
+@pytest.mark.parametrize("lines", [2, 5])
+def test_a_cancel_and_a_reopen_cost_a_fixed_number_of_statements(manager_client, lines):
+    manager_client.get(ORDERS)  # the caches every request reads are warm
+    products = [stocked(title=f"C{lines}-{n}", stock=50) for n in range(lines)]
+    order = make_order(*[line(p, 2) for p in products], status="processing")
+    cancel, body = _moved(manager_client, order, "cancelled")
+    assert body["status"] == "cancelled"
+    assert [stock_of(p) for p in products] == [50] * lines  # the worker gave it back
+    reopen, body = _moved(manager_client, order, "processing")
+    assert body["status"] == "processing"
+    assert [stock_of(p) for p in products] == [48] * lines
+    assert (cancel, reopen) == (CANCEL_STATEMENTS, REOPEN_STATEMENTS - ONE_LOCK)
+
+
+def test_a_reopen_before_the_release_reads_what_the_order_still_holds(manager_client):
+    """The release has not run (its task waits): the reopening reads the ledger, takes
+    nothing more, and the late release gives nothing back."""
+    products = [stocked(title=f"H{n}", stock=10) for n in range(2)]
+    order = make_order(*[line(p, 3) for p in products], status="processing")
+    response = manager_client.patch(  # no on_commit(): the release is not run
+        f"{ORDERS}/{order.pk}/status", {"status": "cancelled"}, format="json"
+    )
+    assert response.status_code == 200
+    assert [stock_of(p) for p in products] == [7, 7]
+    with CaptureQueriesContext(connection) as captured:
+        response = manager_client.patch(
+            f"{ORDERS}/{order.pk}/status", {"status": "processing"}, format="json"
+        )
+    assert response.status_code == 200
+    assert [stock_of(p) for p in products] == [7, 7]
+    assert any("stockmovement" in q["sql"] and "SUM(" in q["sql"] for q in captured)
+    services.order_stock_release(order_id=order.pk)
+    assert [stock_of(p) for p in products] == [7, 7]
+    assert (
+        StockMovement.objects.filter(reference_type="order", reference_id=str(order.pk)).count()
+        == 2
+    )
+
+
+@pytest.mark.parametrize("lines", [2, 5])
+def test_the_workers_release_costs_a_fixed_number_of_statements(lines):
+    products = [stocked(title=f"W{lines}-{n}", stock=50) for n in range(lines)]
+    order = make_order(*[line(p, 2) for p in products], status="processing")
+    services.order_status_set(order_id=order.pk, status="cancelled")  # not committed: no task
+    with CaptureQueriesContext(connection) as captured:
+        assert services.order_stock_release(order_id=order.pk) == lines
+    # savepoint pair, lock, the ledger (with the levels' products), products locked, levels
+    # locked (with their products' SKUs), one UPDATE, one INSERT, the stock fields (4), the
+    # order's revision and flag in one UPDATE
+    assert len(captured) == 13 - ONE_LOCK, [q["sql"][:80] for q in captured]
+    assert [stock_of(p) for p in products] == [50] * lines

@@ -37,6 +37,11 @@ def order_body(order_id: int) -> dict:
     return s.order_detail(selectors.order_get(order_id))
 
 
+def answered(order) -> dict:
+    """The body of an order a service answered: the same as order_body, from its instance."""
+    return s.order_detail(selectors.order_completed(order))
+
+
 class OrderListView(StoreAPIView):
     access = MANAGERS
     openapi_tag = TAG
@@ -99,10 +104,13 @@ class OrderDetailView(StoreResourceView):
     }
 
     def read(self, request, pk):
-        return order_body(pk)
+        order = getattr(request, "updated_order", None)  # update() below, in this request
+        return answered(order) if order is not None else order_body(pk)
 
     def update(self, request, pk, fields):
-        services.order_update(order_id=pk, fields=fields, actor=request.user)
+        request.updated_order = services.order_update(
+            order_id=pk, fields=fields, actor=request.user
+        )
 
     def remove(self, request, pk):
         services.order_delete(order_id=pk, actor=request.user)
@@ -124,13 +132,13 @@ class _StatusMoveView(StoreAPIView):
     field: str = ""
     body_serializer = None
 
-    def move(self, request, order_id, value, note): ...
+    def move(self, request, order_id, value, note): ...  # answers the moved order
 
     def put(self, request, order_id):
         _required(request, self.field)
         body = validate_body(self.body_serializer, request.data)
-        self.move(request, order_id, body[self.field], body.get("note", ""))
-        return Response(order_body(order_id))
+        order = self.move(request, order_id, body[self.field], body.get("note", ""))
+        return Response(answered(order))
 
     def patch(self, request, order_id):
         return self.put(request, order_id)
@@ -161,7 +169,9 @@ class OrderStatusView(_StatusMoveView):
     body_serializer = s.StatusBodySerializer
 
     def move(self, request, order_id, value, note):
-        services.order_status_set(order_id=order_id, status=value, note=note, actor=request.user)
+        return services.order_status_set(
+            order_id=order_id, status=value, note=note, actor=request.user
+        )
 
     @_schema(
         "Change an order's status",
@@ -194,7 +204,7 @@ class OrderPaymentStatusView(_StatusMoveView):
     body_serializer = s.PaymentStatusBodySerializer
 
     def move(self, request, order_id, value, note):
-        services.order_payment_status_set(
+        return services.order_payment_status_set(
             order_id=order_id, payment_status=value, note=note, actor=request.user
         )
 
@@ -218,7 +228,7 @@ class OrderFulfillmentStatusView(_StatusMoveView):
     body_serializer = s.FulfillmentStatusBodySerializer
 
     def move(self, request, order_id, value, note):
-        services.order_fulfillment_status_set(
+        return services.order_fulfillment_status_set(
             order_id=order_id, fulfillment_status=value, note=note, actor=request.user
         )
 
