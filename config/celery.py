@@ -118,6 +118,12 @@ app.conf.beat_schedule = {
         "task": "store_reports.close_days",
         "schedule": crontab(minute=7),
     },
+    # Store inventory: the stock movements' days that ended (10 minutes ago) are closed into
+    # the daily stock rollups (idempotent; a missed run only leaves more rows to read).
+    "store-inventory-close-stock-days": {
+        "task": "store_inventory.close_stock_days",
+        "schedule": crontab(minute=13),
+    },
     # Theme storefront: guest wishlists idle past the guest cart keep time are deleted.
     "theme-purge-stale-wishlists": {
         "task": "theme_storefront.purge_stale_wishlists",

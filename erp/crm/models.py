@@ -176,3 +176,31 @@ class Segment(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class CustomerRfm(models.Model):
+    """A store customer's paid orders in one currency (what RFM scores): how many, their
+    totals' sum and the last one's time. A rollup: RFM ranks these rows, one per customer,
+    instead of grouping every order on each request. erp.crm.rollups keeps it from the order
+    writes (in their transaction) and `rebuild_crm_rollups` recounts it; a row whose
+    customer has no paid order left stays with frequency 0 (RFM leaves it out)."""
+
+    customer = models.ForeignKey(
+        "store_customers.Customer", on_delete=models.CASCADE, related_name="+"
+    )
+    currency = models.CharField(max_length=3)
+    frequency = models.IntegerField(default=0, help_text="Paid orders.")
+    monetary = models.DecimalField(
+        max_digits=18, decimal_places=2, default=0, help_text="Their totals' sum."
+    )
+    last_order_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "customer RFM figures"
+        verbose_name_plural = "customers' RFM figures"
+        constraints = [
+            models.UniqueConstraint(fields=["customer", "currency"], name="erp_crm_rfm_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"Customer {self.customer_id} {self.currency}: {self.frequency}"

@@ -21,14 +21,12 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, PercentRank, Replace
 from django.utils import timezone
 
-from erp.crm import segments
+from erp.crm import rollups, segments
 from erp.crm.choices import CLOSED_STAGES, OPEN_STAGES, STAGE_ORDER, LeadStage, RfmLabel
-from erp.crm.models import Activity, Contact, Lead, LeadStageChange, Segment
+from erp.crm.models import Activity, Contact, CustomerRfm, Lead, LeadStageChange, Segment
 from store.common.errors import not_found
 from store.common.pagination import Page, paginate
 from store.customers.models import Customer
-from store.orders.choices import TERMINAL, OrderStatus, PaymentStatus
-from store.orders.models import Order
 
 ZERO = Decimal("0.00")
 
@@ -335,12 +333,8 @@ def segment_get(segment_id: int) -> Segment:
 
 
 def _paid(prefix: str = "") -> Q:
-    """Orders that count as sales for the CRM: paid (or partly refunded) or completed, and
-    not cancelled, refunded or failed."""
-    return (
-        Q(**{f"{prefix}payment_status__in": (PaymentStatus.PAID, PaymentStatus.PARTIALLY_REFUNDED)})
-        | Q(**{f"{prefix}status": OrderStatus.COMPLETED})
-    ) & ~Q(**{f"{prefix}status__in": tuple(TERMINAL)})
+    """Orders that count as sales for the CRM (erp.crm.rollups.paid_q, the one rule)."""
+    return rollups.paid_q(prefix)
 
 
 def customers_with_figures():
@@ -427,16 +421,12 @@ def _label_q(label: str) -> Q:
 
 def rfm_rows(*, currency: str):
     """Per customer with paid orders in `currency`: the last order's time, the order count and
-    the summed totals (SQL aggregates), and each one's percent rank among the customers
-    (window functions), in one query."""
+    the summed totals (the CustomerRfm rollup: one row per customer, whatever the number of
+    orders), and each one's percent rank among the customers (window functions), in one
+    query."""
     return (
-        Order.objects.filter(_paid(), customer__isnull=False, currency=currency)
-        .values("customer_id")
-        .annotate(
-            last_order_at=Max("created_at"),
-            frequency=Count("id"),
-            monetary=Sum("total"),
-        )
+        CustomerRfm.objects.filter(currency=currency, frequency__gt=0)
+        .values("customer_id", "last_order_at", "frequency", "monetary")
         .annotate(
             r_rank=Window(PercentRank(), order_by=F("last_order_at").asc()),
             f_rank=Window(PercentRank(), order_by=F("frequency").asc()),
@@ -449,8 +439,9 @@ RFM_ORDERINGS = ("monetary", "-monetary", "frequency", "-frequency", "recency", 
 
 
 def rfm_page(query: dict, *, currency: str) -> Page:
-    """A page of customers' RFM figures and scores (one COUNT, one windowed aggregate query
-    and one query for the page's customers)."""
+    """A page of customers' RFM figures and scores, paged in the database: one COUNT (of the
+    rollup's rows; ranked first when a `segment` keeps some), one windowed query for the
+    page and one for the page's customers."""
     rows = rfm_rows(currency=currency)
     if query.get("segment"):
         rows = rows.filter(_label_q(query["segment"]))
@@ -459,7 +450,13 @@ def rfm_page(query: dict, *, currency: str) -> Page:
     # recency ascending: the most recent first (fewest days since the last order)
     descending = order.startswith("-") != (order.lstrip("-") == "recency")
     rows = rows.order_by(F(column).desc() if descending else F(column).asc(), "customer_id")
-    page = paginate(rows, page=query["page"], per_page=query["per_page"])
+    if query.get("segment"):
+        total = rows.count()
+    else:  # every ranked row: counted without ranking them
+        total = CustomerRfm.objects.filter(currency=currency, frequency__gt=0).count()
+    start = (query["page"] - 1) * query["per_page"]
+    found = list(rows[start : start + query["per_page"]]) if start < total else []
+    page = Page(items=found, page=query["page"], per_page=query["per_page"], total=total)
     customers = Customer.objects.in_bulk([row["customer_id"] for row in page.items])
     now = timezone.now()
     items = []

@@ -18,12 +18,13 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThanOrEqual
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from store.common.errors import not_found
+from store.common.errors import invalid_params, not_found
 from store.common.pagination import Page, paginate
-from store.inventory.choices import MovementReason
+from store.inventory import rollups
 from store.inventory.models import StockLevel, StockMovement, Warehouse
 
 VALUE = DecimalField(max_digits=24, decimal_places=6)
@@ -41,16 +42,6 @@ LEVEL_VALUE = Case(
     output_field=VALUE,
 )
 LOW = Q(reorder_point__isnull=False, quantity__lte=F("reorder_point"))
-
-SALES = (
-    MovementReason.ORDER_PLACED,
-    MovementReason.ORDER_EDITED,
-    MovementReason.ORDER_REOPENED,
-    MovementReason.ORDER_CANCELLED,
-    MovementReason.ORDER_REFUNDED,
-    MovementReason.ORDER_FAILED,
-    MovementReason.ORDER_DELETED,
-)
 
 
 # --- Warehouses ----------------------------------------------------------------------------------
@@ -111,8 +102,48 @@ def _levels() -> QuerySet:
     )
 
 
+#: The levels' order: by warehouse, then item (a product's variants, then its own level: NULL
+#: last, PostgreSQL's default, said on every database), then id.
+LEVEL_ORDER = (
+    F("warehouse_id").asc(),
+    F("product_id").asc(),
+    F("variant_id").asc(nulls_last=True),
+    F("id").asc(),
+)
+KEYS = ("warehouse_id", "product_id", "variant_id")
+
+
+def _after(levels: QuerySet[StockLevel, int], level_id: int) -> QuerySet[StockLevel, int]:
+    """The levels after level `level_id` in LEVEL_ORDER (keyset paging): one index range from
+    its (warehouse, product), less the few levels of that product in that warehouse that do
+    not come after it (the product's own level, variant NULL, sorts after its variants')."""
+    cursor = StockLevel.objects.filter(pk=level_id).values(*KEYS).first()
+    if cursor is None:
+        raise invalid_params({"after": "No stock level with this id."})
+    same_item = Q(warehouse_id=cursor["warehouse_id"], product_id=cursor["product_id"])
+    if cursor["variant_id"] is None:
+        later = Q(variant_id__isnull=True, id__gt=level_id)
+    else:
+        later = (
+            Q(variant_id__isnull=True)
+            | Q(variant_id__gt=cursor["variant_id"])
+            | Q(variant_id=cursor["variant_id"], id__gt=level_id)
+        )
+    # (warehouse_id, product_id) >= (...): a row comparison, one range of the index
+    from_item = TupleGreaterThanOrEqual(
+        Tuple(F("warehouse_id"), F("product_id")),
+        (cursor["warehouse_id"], cursor["product_id"]),
+    )
+    return levels.filter(from_item).filter(~same_item | later)
+
+
 def level_page(query: dict) -> Page:
-    levels = _levels()
+    """A page of levels in LEVEL_ORDER: the page's ids are picked on the levels table alone
+    (filters join the items only when they name them), then those rows are read with their
+    warehouse and item. Three queries: the COUNT, the ids, the rows (four with `after`).
+    Ordered by an index on LEVEL_ORDER, the ids cost the same on any page reached with `after`
+    and at any number of levels; the COUNT is an index-only scan."""
+    levels = StockLevel.objects.all()
     if query.get("warehouse_id") is not None:
         levels = levels.filter(warehouse_id=query["warehouse_id"])
     if query.get("product_id") is not None:
@@ -137,10 +168,17 @@ def level_page(query: dict) -> Page:
         levels = levels.filter(LOW)
     elif query.get("low_stock") is False:
         levels = levels.exclude(LOW)
-    return paginate(
-        levels.order_by("warehouse_id", "product_id", "variant_id", "id"),
-        page=query["page"],
-        per_page=query["per_page"],
+    total = levels.count()
+    page, per_page = query["page"], query["per_page"]
+    ordered = levels.order_by(*LEVEL_ORDER).values_list("pk", flat=True)
+    if query.get("after") is not None:
+        ids = list(_after(ordered, query["after"])[:per_page])
+    else:
+        start = (page - 1) * per_page
+        ids = list(ordered[start : start + per_page]) if start < total else []
+    rows = _levels().in_bulk(ids) if ids else {}
+    return Page(
+        items=[rows[pk] for pk in ids if pk in rows], page=page, per_page=per_page, total=total
     )
 
 
@@ -190,17 +228,16 @@ def stock_stats(query: dict) -> dict:
     """Value at cost per warehouse and in all, low stock, out of stock and turnover.
 
     Turnover over the period = units sold (the net of the orders' movements in it) / average
-    stock (the mean of the opening and closing stock, both read back from the ledger).
+    stock (the mean of the opening and closing stock, both read back from the ledger). The
+    ledger's sums come from store.inventory.rollups.flows: closed days from their rollups, the
+    open ones from the movements, so the cost does not grow with the ledger's history.
     """
     today = timezone.now().date()
     date_to = query.get("date_to") or today
     date_from = query.get("date_from") or date_to - timedelta(days=29)
-    start, end = _day_start(date_from), _day_start(date_to + timedelta(days=1))
     levels = StockLevel.objects.all()
-    movements = StockMovement.objects.all()
     if query.get("warehouse_id") is not None:
         levels = levels.filter(warehouse_id=query["warehouse_id"])
-        movements = movements.filter(warehouse_id=query["warehouse_id"])
     per_warehouse = list(
         levels.values("warehouse_id", "warehouse__name", "warehouse__code", "warehouse__is_active")
         .annotate(
@@ -210,15 +247,11 @@ def stock_stats(query: dict) -> dict:
         )
         .order_by("warehouse_id")
     )
-    sold = movements.filter(reason__in=SALES, created_at__gte=start, created_at__lt=end)
-    flows = movements.filter(created_at__gte=start).aggregate(
-        after=Coalesce(Sum("quantity", filter=Q(created_at__gte=end)), 0),
-        within=Coalesce(Sum("quantity", filter=Q(created_at__lt=end)), 0),
-    )
+    flows = rollups.flows(date_from, date_to, query.get("warehouse_id"))
     units_now = sum(row["units"] for row in per_warehouse)
-    closing = units_now - flows["after"]
-    opening = closing - flows["within"]
-    units_sold = -(sold.aggregate(total=Coalesce(Sum("quantity"), 0))["total"])
+    closing = units_now - flows.after
+    opening = closing - flows.within
+    units_sold = flows.sold
     average = Decimal(opening + closing) / 2
     turnover = (Decimal(units_sold) / average).quantize(Decimal("0.01")) if average > 0 else None
     low = levels.filter(LOW, warehouse__is_active=True)

@@ -39,3 +39,17 @@ class AdjustmentReason(models.TextChoices):
     RETURNED = "returned", "Returned to stock"
     CORRECTION = "correction", "Count correction"
     OTHER = "other", "Other"
+
+
+#: The orders' movements: what orders took and gave back (placed, edited, reopened, cancelled,
+#: refunded, failed, deleted). Their net over a period, negated, is the units sold (the ERP's
+#: turnover; StockDayRollup.sales_quantity).
+SALE_REASONS = (
+    MovementReason.ORDER_PLACED,
+    MovementReason.ORDER_EDITED,
+    MovementReason.ORDER_REOPENED,
+    MovementReason.ORDER_CANCELLED,
+    MovementReason.ORDER_REFUNDED,
+    MovementReason.ORDER_FAILED,
+    MovementReason.ORDER_DELETED,
+)

@@ -5,6 +5,10 @@ warehouse. Every change of a level is a StockMovement (signed quantity, reason, 
 unique idempotency key) written in the same transaction by store.inventory.services, which
 also keeps `stock_quantity` and `stock_status` of products and variants in step. Nothing
 else writes stock.
+
+StockDayRollup and StockRollupWatermark sum the movements of closed days (store.inventory.rollups
+writes them, from the movements alone), so that figures over a period read a row per warehouse
+and day instead of every movement since.
 """
 
 from __future__ import annotations
@@ -108,7 +112,13 @@ class StockLevel(models.Model):
                 name="store_inventory_level_variant_unique",
             ),
         ]
-        indexes = [models.Index(fields=["product", "variant"])]
+        indexes = [
+            models.Index(fields=["product", "variant"]),
+            # The ERP's stock levels list pages in this order (offset or keyset).
+            models.Index(
+                fields=["warehouse", "product", "variant", "id"], name="store_inventory_level_order"
+            ),
+        ]
 
     def __str__(self) -> str:
         item = f"variant {self.variant_id}" if self.variant_id else f"product {self.product_id}"
@@ -177,7 +187,43 @@ class StockMovement(models.Model):
         indexes = [
             models.Index(fields=["reference_type", "reference_id"]),
             models.Index(fields=["product", "variant", "created_at"]),
+            # Movements of a period (the ERP's stock stats) without reading the whole ledger.
+            models.Index(fields=["created_at"], name="store_inventory_move_created"),
         ]
 
     def __str__(self) -> str:
         return f"{self.quantity:+d} {self.sku or self.product_id} ({self.reason})"
+
+
+class StockRollupWatermark(models.Model):
+    """One row (pk 1): the first UTC day whose movements are not in StockDayRollup yet."""
+
+    closed_until = models.DateField(
+        null=True, blank=True, help_text="Movements of the days before this one are rolled up."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Stock rolled up until {self.closed_until or '-'}"
+
+
+class StockDayRollup(models.Model):
+    """The movements of one warehouse on one closed UTC day, summed: written once when the day
+    is closed and never changed after (movements are never changed or deleted)."""
+
+    warehouse = models.ForeignKey(Warehouse, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField(help_text="UTC day.")
+    quantity = models.BigIntegerField(default=0, help_text="Net of every movement of the day.")
+    sales_quantity = models.BigIntegerField(
+        default=0, help_text="Net of the orders' movements of the day (choices.SALE_REASONS)."
+    )
+    movements = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # day first: the figures of all warehouses read one range of days
+            models.UniqueConstraint(fields=["day", "warehouse"], name="store_inventory_day_rollup")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} @ {self.warehouse_id}: {self.quantity:+d}"

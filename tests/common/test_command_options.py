@@ -46,6 +46,9 @@ ORDERS = {
         ["-v", "0", "google", "--enqueue", "skroutz"],
     ],
     "rebuild_report_rollups": [["-v", "0"]],
+    "rebuild_account_balances": [["-v", "0"]],
+    "rebuild_crm_rollups": [["-v", "0"]],
+    "rebuild_stock_rollups": [["-v", "0"]],
     "record_api_examples": [
         ["--only", "portal", "store", "--operation", "a", "-v", "0"],
         ["-v", "0", "--operation", "a", "--only", "portal", "store"],

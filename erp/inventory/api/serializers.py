@@ -133,6 +133,13 @@ class StockLevelListQuerySerializer(ListQuery):
     search = serializers.CharField(
         required=False, max_length=200, help_text="Words, each in the title or SKU."
     )
+    after = IdField(
+        required=False,
+        help_text="Keyset paging: the id of the last level of the previous page; answers the "
+        "levels after it in the same order (as fast deep in the list as on its first page). "
+        "`page` then only numbers the answer; `total` and `total_pages` count as always. A "
+        "level that no longer exists: 400.",
+    )
 
 
 class StockLevelWriteSerializer(serializers.Serializer):
