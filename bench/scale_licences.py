@@ -1,24 +1,25 @@
 """Scale test, licences: one account holding n licences, listed in full.
 
 `seed(n)` bulk-creates n licences of one reseller (half of them activated on a domain, the
-list shows activations), in batches; `measure()` asks the real view for the whole list
-(`GET /api/v1/portal/licenses` through Django's test client, in this process: the full
-middleware stack, bearer authentication, the throttle's Redis round trip) and reads the
-streamed answer to its end, timing it and tracing the memory Python allocates meanwhile
-(tracemalloc's peak over the start: what a worker would grow by).
+list shows activations), in batches; CASES ask the bench server for the whole list
+(`GET /api/v1/portal/licenses` over HTTP, bench/scale.py: the full middleware stack, bearer
+authentication, the throttle's Redis round trip) and read the streamed answer to its end,
+against F-pk, with the most a gunicorn worker's resident memory grew meanwhile (its peak RSS
+over its size before: what streaming must keep flat).
 """
 
 from __future__ import annotations
 
-import json
-import time
-import tracemalloc
 from datetime import timedelta
+
+from bench.harness.http_loop import HttpCase
 
 SEED_VERSION = "1"
 EMAIL = "scale-licences@example.com"
 BATCH = 5000
-GOAL_MS = 3000.0
+# 100,000 licences streamed may cost what 1,000 F-pk requests cost (a hundredth of a floor
+# request per licence: each row is one tuple of a server-side cursor and a few bytes of JSON).
+GOAL_P50 = 1000.0
 GOAL_MIB = 50.0
 
 
@@ -54,41 +55,22 @@ def seed(n: int) -> None:
         )
 
 
-def measure() -> list[tuple[str, float, float]]:
-    from django.test import Client
+#: the whole list, streamed and read to its end, with the memory a worker grew by meanwhile
+CASES = [
+    HttpCase(
+        "portal licence list, all licences",
+        "/api/v1/portal/licenses",
+        {"Authorization": "Bearer {licences_token}"},
+        goal_p50=GOAL_P50,
+        goal_mib=GOAL_MIB,
+    )
+]
 
+
+def context() -> dict:
+    """A fresh access token of the licences' owner (tokens expire: made on every run)."""
     from accounts import services
     from accounts.models import User
 
     owner = User.objects.get(email=EMAIL)
-    token = services.issue_tokens(owner)["access_token"]
-    client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Bearer {token}")
-    count = owner.licenses.count()
-
-    def full_list(*, trace: bool) -> tuple[float, float]:
-        if trace:
-            tracemalloc.start()
-        started = time.perf_counter()
-        response = client.get("/api/v1/portal/licenses", secure=True)
-        assert response.status_code == 200, response
-        for _piece in response.streaming_content:
-            pass
-        took = (time.perf_counter() - started) * 1000
-        peak = 0.0
-        if trace:
-            peak = tracemalloc.get_traced_memory()[1] / 2**20
-            tracemalloc.stop()
-        return took, peak
-
-    full_list(trace=False)  # warm-up: connections, caches, imports
-    took = sorted(full_list(trace=False)[0] for _ in range(3))[1]  # the median of 3
-    peak = full_list(trace=True)[1]  # traced apart: tracing slows the run down
-    # Spot-check the answer once: every licence, as a JSON array.
-    response = client.get("/api/v1/portal/licenses", secure=True)
-    rows = json.loads(b"".join(response.streaming_content))
-    assert len(rows) == count, (len(rows), count)
-    label = f"portal licence list, {count // 1000}k rows"
-    return [
-        (label, took, GOAL_MS),
-        (f"{label}: memory growth MiB (tracemalloc peak)", peak, GOAL_MIB),
-    ]
+    return {"licences_token": services.issue_tokens(owner)["access_token"]}

@@ -133,7 +133,9 @@ class ResilientRedisCache(RedisCache):
         self.breaker.success()
         return result
 
-    def hash_tokens(self, key: str, fields: list[str], stamp: str, version=None) -> list[str]:
+    def hash_tokens(
+        self, key: str, fields: list[str], stamp: str, version: int | None = None
+    ) -> list[str]:
         """The values of `fields` in the hash `key`, those missing set first to `stamp` and
         their position (one EVALSHA: the fields go as one argument, the values come back as
         one string). [] while Redis is unreachable."""
@@ -146,17 +148,17 @@ class ResilientRedisCache(RedisCache):
             if self._tokens_script is None:
                 self._tokens_script = client.register_script(HASH_TOKENS_LUA)
             joined = self._tokens_script(keys=[name], args=[",".join(fields), stamp], client=client)
-            return joined.decode().split(",")
+            return str(joined.decode()).split(",")
 
         return self._call("hash_tokens", [], run)
 
-    def hash_delete(self, key: str, fields: Iterable[str], version=None) -> None:
+    def hash_delete(self, key: str, fields: Iterable[str], version: int | None = None) -> None:
         """Remove fields of the hash `key` (HDEL); dropped on an outage."""
-        fields = list(fields)
-        if fields:
+        names = list(fields)
+        if names:
             name = self.make_and_validate_key(key, version=version)
             client = self._cache.get_client(name, write=True)
-            self._call("hash_delete", None, lambda: client.hdel(name, *fields))
+            self._call("hash_delete", None, lambda: client.hdel(name, *names))
 
     def get(self, key, default=None, version=None):
         return self._guarded("get", default, key, default, version)

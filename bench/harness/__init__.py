@@ -33,11 +33,15 @@ The harness is one module per part:
 - `environment`: the database (made, migrated, seeded), Redis, the server's environment
 - `load`: gunicorn, wrk and a Celery worker, run as processes
 - `runner`: run_bench, a bench's rounds
+- `http_loop`: the scale test's timed HTTP loop and its figures (not re-exported)
 
 Benches use it as `from bench import harness` (harness.run_bench, harness.server_env, ...): the
 names are re-exported here; the modules of this package never import from it. The seed helpers
-`_admin_connection`, `_seed_state` and `_recreate_database` are re-exported too: the scale tests
-(bench/scale.py, bench/scale_reports.py) manage their databases with them.
+`_admin_connection`, `_seed_state` and `_recreate_database` are re-exported too.
+
+`http_loop` (imported as `bench.harness.http_loop`) is the scale test's measure: a case's
+requests interleaved one by one with F-pk's on one connection, with the CPU each cost the
+server's workers and database backends (bench/scale.py).
 """
 
 from bench.harness.cases import (

@@ -159,6 +159,170 @@ def case_table(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# bench/results.md's names of the cases the issue's goals speak of: (bench, case) -> label.
+LABELS = {
+    ("orders", "status_change"): "status change",
+    ("orders", "status_change_cancel"): "status change (cancel)",
+    ("orders", "status_change_reopen"): "status change (reopen)",
+    ("orders", "status_change_contention"): "status change (contention)",
+    ("store", "product_cold"): "cold product",
+    ("store", "list_100_cold"): "cold list",
+    ("webhooks", "webhooks, 1 worker"): "webhooks, 1 worker",
+    ("webhooks", "webhooks, 2 workers"): "webhooks, 2 workers",
+}
+# The summary table's rows, in order: a bench case's label (LABELS) or a flat scale case's
+# summary name (bench/scale_reports.py, bench/scale_erp.py: the worst of its cases).
+SUMMARY_ROWS = (
+    "status change (cancel)",
+    "status change (reopen)",
+    "status change (contention)",
+    "cold product",
+    "cold list",
+    "dashboard",
+    "orders stats",
+    "customers-with-stats",
+    "trial balance",
+    "profit-loss",
+    "rfm",
+    "stock levels",
+    "webhooks, 1 worker",
+    "webhooks, 2 workers",
+)
+
+
+def label_of(bench: str, case: str) -> str:
+    return LABELS.get((bench, case), case)
+
+
+def _case_goal(s: dict) -> str:
+    if s.get("goal_text"):
+        return s["goal_text"]
+    goal = goal_text(s.get("goal_p50"), s.get("goal_p99"))
+    return goal if goal == "—" else f"{goal} F-{s.get('floor', 'pk')}"
+
+
+def summary_rows(benches: list[dict], scale: dict | None) -> list[tuple[str, str, str, str]]:
+    """(row, goal, measured, pass) for each of SUMMARY_ROWS; "not measured" when no bench of
+    the run measured it."""
+    found: dict[str, tuple[str, str, str]] = {}
+    for bench in benches:
+        for s in bench["cases"]:
+            label = label_of(bench["bench"], s["case"])
+            if label not in SUMMARY_ROWS:
+                continue
+            if s.get("error"):
+                found[label] = (_case_goal(s), "—", f"ERROR: {s['error']}")
+                continue
+            found[label] = (
+                _case_goal(s),
+                f"{fmt_spread(s['p50_ratio'])}",
+                pass_text(s.get("passed")),
+            )
+        contention = bench.get("contention")  # bench_orders: not a case, a figure of its own
+        if bench["bench"] == "orders" and isinstance(contention, dict):
+            label = LABELS[("orders", "status_change_contention")]
+            if label not in found and contention.get("ratio"):
+                error = contention.get("bad_share", 0) > MAX_BAD_SHARE
+                found[label] = (
+                    f"p50 at 8 connections ≤ {contention.get('goal', 0):g}x at 1",
+                    fmt_spread(contention["ratio"]),
+                    "ERROR: unexpected answers" if error else pass_text(contention.get("passed")),
+                )
+    flat = [r for r in (scale or {}).get("rows", []) if r.get("part") == "flat"]
+    for name in SUMMARY_ROWS:
+        rows = [r for r in flat if r.get("summary") == name]
+        if not rows or name in found:
+            continue
+        broken = [r for r in rows if r.get("error")]
+        if broken:
+            found[name] = (rows[0]["goal"], "—", f"ERROR: {broken[0]['error']}")
+            continue
+        worst = max(rows, key=lambda r: r["flat_ratio"]["median"])
+        passed = [r.get("passed") for r in rows]
+        verdict = None if all(p is None for p in passed) else all(p is not False for p in passed)
+        found[name] = (
+            f"{worst['goal']} ({worst['sizes'][1]:,} vs {worst['sizes'][0]:,}, each over F-pk)",
+            f"{fmt_spread(worst['flat_ratio'])}, worst of {len(rows)}: {worst['label']}",
+            pass_text(verdict),
+        )
+    return [(name, *found.get(name, ("—", "not measured", "—"))) for name in SUMMARY_ROWS]
+
+
+def _scale_lines(scale: dict) -> list[str]:
+    """The scale test's tables (bench/scale.py)."""
+    rows = scale.get("rows") or []
+    run = scale.get("run") or {}
+    lines = [
+        "",
+        "## Scale, over HTTP",
+        "",
+        f"One request at a time through gunicorn ({run.get('workers', '?')} worker), each case "
+        "alternating request by request with F-pk on the same server; "
+        f"{run.get('rounds', '?')} rounds of {run.get('seconds', '?')} s per case; median "
+        "(min-max) over the rounds. CPU: ms per request of the gunicorn worker (app) and of the "
+        'PostgreSQL backend (db), from /proc. See bench/README.md, "The scale test".',
+    ]
+    at_scale = [r for r in rows if r.get("part") == "scale"]
+    if at_scale:
+        lines += [
+            "",
+            f"### At scale ({scale.get('sizes_text', '')})",
+            "",
+            "| case | p50 ratio | CPU ms/request (app) | db CPU ms | goal | pass |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in at_scale:
+            if r.get("error"):
+                lines.append(f"| {r['label']} | — | — | — | {r['goal']} | ERROR: {r['error']} |")
+                continue
+            memory = (
+                f" (+{r['peak_growth_mib']:.1f} MiB peak RSS)"
+                if r.get("goal") and "MiB" in r["goal"]
+                else ""
+            )
+            lines.append(
+                f"| {r['label']} | {fmt_spread(r['p50_ratio'])} | "
+                f"{_ms_text(r['cpu_ms'])} | {r['db_cpu_ms']['median']:.1f} | {r['goal']} | "
+                f"{pass_text(r.get('passed'))}{memory} |"
+            )
+    flat = [r for r in rows if r.get("part") == "flat"]
+    if flat:
+        small, big = flat[0]["sizes"]
+        lines += [
+            "",
+            f"### Flat: {big:,} vs {small:,} orders (and journal lines; "
+            f"{min(big, 50_000):,} vs {min(small, 50_000):,} products)",
+            "",
+            "| case | summary | p50 ratio, small | p50 ratio, big | flat ratio (big/small) | "
+            "CPU ms (app+db), small / big | goal | pass |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in flat:
+            if r.get("error"):
+                lines.append(
+                    f"| {r['label']} | {r.get('summary') or ''} | — | — | — | — | {r['goal']} | "
+                    f"ERROR: {r['error']} |"
+                )
+                continue
+            cpu = "{:.1f} / {:.1f}".format(
+                r["small"]["cpu_ms"]["median"] + r["small"]["db_cpu_ms"]["median"],
+                r["big"]["cpu_ms"]["median"] + r["big"]["db_cpu_ms"]["median"],
+            )
+            lines.append(
+                f"| {r['label']} | {r.get('summary') or ''} | "
+                f"{r['small']['p50_ratio']['median']:.2f}x | {r['big']['p50_ratio']['median']:.2f}x"
+                f" | {fmt_spread(r['flat_ratio'])} | {cpu} | {r['goal']} | "
+                f"{pass_text(r.get('passed'))} |"
+            )
+    for module, error in (scale.get("errors") or {}).items():
+        lines.append(f"\n- {module}: ERROR {error}")
+    return lines
+
+
+def _ms_text(value: dict) -> str:
+    return f"{value['median']:.1f} ({value['min']:.1f}-{value['max']:.1f})"
+
+
 def write_results(
     out_dir: Path = OUT_DIR,
     path: Path = RESULTS_MD,
@@ -168,16 +332,17 @@ def write_results(
     cores: int | None = None,
     failures: dict[str, str] | None = None,
 ) -> str:
-    """bench/results.md from the bench/out/*.json files (benches, then the scale test)."""
+    """bench/results.md from the bench/out/*.json files: the summary of the issue's rows, the
+    benches, then the scale test."""
     date = date or dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     commit = commit or git_commit()
     cores = cores or os.cpu_count()
     benches, scale = [], None
     for file in sorted(Path(out_dir).glob("*.json")):
         data = json.loads(file.read_text())
-        if data.get("kind") == "scale":
+        if data.get("kind") == "scale_http":
             scale = data
-        else:
+        elif data.get("kind") == "bench":
             benches.append(data)
     lines = [
         "# Benchmark results",
@@ -186,53 +351,53 @@ def write_results(
         f"- commit: {commit}",
         f"- machine: {cores} cores (server and load generator share them)",
         "",
+        "## Summary",
+        "",
+        "| row | goal | measured | pass |",
+        "|---|---|---|---|",
+    ]
+    for row in summary_rows(benches, scale):
+        lines.append("| " + " | ".join(row) + " |")
+    lines += [
+        "",
+        "## Benches",
+        "",
         "Ratios are case over floor, measured in the same round; median (min-max) over the "
         "rounds. Floors: F-pk (one indexed lookup by primary key) for reads, F-pkw "
-        "(select_for_update + update of one row) for writes. See bench/README.md.",
+        "(select_for_update + update of one row) for writes; the webhook benches' floor is a "
+        "no-op task through the same workers. See bench/README.md.",
         "",
-        "| bench | case | floor | p50 ratio | p99 ratio | goal | pass |",
-        "|---|---|---|---|---|---|---|",
+        "| label | bench | case | floor | p50 ratio | p99 ratio | goal | pass |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for bench in benches:
         run = bench.get("run", {})
+        name = bench["bench"]
         for s in bench["cases"]:
+            label = label_of(name, s["case"])
+            head = f"| {label} | {name} | {s['case']} | F-{s['floor']} |"
             if s.get("error"):
-                lines.append(
-                    f"| {bench['bench']} | {s['case']} | F-{s['floor']} | — | — | "
-                    f"{goal_text(s['goal_p50'], s['goal_p99'])} | ERROR: {s['error']} |"
-                )
+                lines.append(f"{head} — | — | {_case_goal(s)} | ERROR: {s['error']} |")
                 continue
             lines.append(
-                f"| {bench['bench']} | {s['case']} | F-{s['floor']} | "
-                f"{fmt_spread(s['p50_ratio'])} | {fmt_spread(s['p99_ratio'])} | "
-                f"{goal_text(s['goal_p50'], s['goal_p99'])} | {pass_text(s['passed'])} |"
+                f"{head} {fmt_spread(s['p50_ratio'])} | {fmt_spread(s.get('p99_ratio'))} | "
+                f"{_case_goal(s)} | {pass_text(s.get('passed'))} |"
             )
         if run:
             lines.append(
-                f"| | *{bench['bench']}: {run.get('rounds')} rounds x {run.get('seconds')} s, "
+                f"| | {name} | *{run.get('rounds')} rounds x {run.get('seconds')} s, "
                 f"{run.get('connections')} connections, {run.get('workers')} workers, "
                 f"commit {bench.get('commit', '?')}* | | | | | |"
             )
         for s in bench["cases"]:
             if s.get("counts_per_s") and not s.get("error"):
-                lines.append(f"| | *{s['case']}: {rates_text(s['counts_per_s'])}* | | | | | |")
+                lines.append(
+                    f"| | {name} | *{s['case']}: {rates_text(s['counts_per_s'])}* | | | | | |"
+                )
         for note in bench.get("notes") or []:
-            lines.append(f"| | *{note}* | | | | | |")
+            lines.append(f"| | {name} | *{note}* | | | | | |")
     if scale:
-        lines += [
-            "",
-            f"## Scale ({scale['sizes_text']})" if scale.get("sizes_text") else "## Scale",
-            "",
-            "| label | ms | goal ms | pass |",
-            "|---|---|---|---|",
-        ]
-        for row in scale["rows"]:
-            lines.append(
-                f"| {row['label']} | {row['ms']:.1f} | {row['goal_ms']:g} | "
-                f"{pass_text(row['ms'] <= row['goal_ms'])} |"
-            )
-        for module, error in (scale.get("errors") or {}).items():
-            lines.append(f"| {module} | — | — | ERROR: {error} |")
+        lines += _scale_lines(scale)
     if failures:
         lines += ["", "## Not run, or failed", ""]
         lines += [f"- {name}: {reason}" for name, reason in failures.items()]

@@ -181,10 +181,22 @@ def test_results_md_has_the_date_commit_cores_and_one_row_per_case(tmp_path):
     (out / "scale.json").write_text(
         json.dumps(
             {
-                "kind": "scale",
+                "kind": "scale_http",
                 "sizes_text": "100,000 licences",
-                "rows": [{"label": "licence list", "ms": 120.0, "goal_ms": 3000}],
-                "errors": {"orders": "not written yet"},
+                "run": {"rounds": 5, "seconds": 2, "workers": 1},
+                "rows": [
+                    {
+                        "part": "scale",
+                        "label": "licence list",
+                        "goal": "p50 ≤ 1000x F-pk",
+                        "p50_ratio": {"median": 600.0, "min": 550.0, "max": 700.0},
+                        "cpu_ms": {"median": 900.0, "min": 850.0, "max": 990.0},
+                        "db_cpu_ms": {"median": 120.0, "min": 100.0, "max": 130.0},
+                        "passed": True,
+                        "error": None,
+                    }
+                ],
+                "errors": {"flat_1000": "preparing flat_1000 failed (1)"},
             }
         )
     )
@@ -196,15 +208,19 @@ def test_results_md_has_the_date_commit_cores_and_one_row_per_case(tmp_path):
     assert "- date: 2026-11-23 21:00 UTC" in text
     assert "- commit: abc1234" in text
     assert "- machine: 2 cores" in text
-    assert "| bench | case | floor | p50 ratio | p99 ratio | goal | pass |" in text
+    assert "| label | bench | case | floor | p50 ratio | p99 ratio | goal | pass |" in text
     assert (
-        "| verify | verify | F-pk | 1.20x (1.20-1.20) | 1.50x (1.50-1.50) | "
-        "p50 ≤ 1.5x, p99 ≤ 2x | pass |"
+        "| verify | verify | verify | F-pk | 1.20x (1.20-1.20) | 1.50x (1.50-1.50) | "
+        "p50 ≤ 1.5x, p99 ≤ 2x F-pk | pass |"
     ) in text
-    assert "| verify | cart | F-pkw | — | — | — | ERROR: refused" in text
-    assert "| licence list | 120.0 | 3000 | pass |" in text
-    assert "| orders | — | — | ERROR: not written yet |" in text
-    assert "## Scale (100,000 licences)" in text
+    assert "| cart | verify | cart | F-pkw | — | — | — | ERROR: refused" in text
+    assert "### At scale (100,000 licences)" in text
+    assert (
+        "| licence list | 600.00x (550.00-700.00) | 900.0 (850.0-990.0) | 120.0 | "
+        "p50 ≤ 1000x F-pk | pass |"
+    ) in text
+    assert "- flat_1000: ERROR preparing flat_1000 failed (1)" in text
+    assert "| status change (cancel) | — | not measured | — |" in text
     assert "## Not run, or failed\n\n- x: boom" in text
 
 
@@ -311,10 +327,13 @@ def test_results_md_shows_a_case_s_counted_rates_and_a_bench_s_notes(tmp_path):
         )
     )
     text = harness.write_results(out, tmp_path / "results.md", date="d", commit="c", cores=2)
-    row = "| checkout | checkout_flow | F-pkw | 3.00x (3.00-3.00) | 3.00x (3.00-3.00) | — | — |"
+    row = (
+        "| checkout_flow | checkout | checkout_flow | F-pkw | 3.00x (3.00-3.00) | "
+        "3.00x (3.00-3.00) | — | — |"
+    )
     assert row in text
-    assert "| | *checkout_flow: checkouts 30.0/s (30.0-30.0)* | | | | | |" in text
-    assert "| | *database after the run: consistent* | | | | | |" in text
+    assert "| | checkout | *checkout_flow: checkouts 30.0/s (30.0-30.0)* | | | | | |" in text
+    assert "| | checkout | *database after the run: consistent* | | | | | |" in text
 
 
 def test_extra_env_reaches_the_server_and_seed_of_that_bench_only(monkeypatch, tmp_path):
