@@ -251,6 +251,12 @@ class Product(models.Model):
             models.Index(fields=["type"]),
             # The list's price bounds (min_price above; max_price for a lower bound).
             models.Index(fields=["max_price"], name="catalog_product_max_price"),
+            # Low stock (the dashboard): the highest threshold set bounds the stock range read.
+            models.Index(
+                fields=["low_stock_threshold"],
+                condition=Q(low_stock_threshold__isnull=False),
+                name="catalog_prod_threshold",
+            ),
             # One index per list order (ties by id).
             *_order_indexes(
                 "price",
@@ -341,6 +347,14 @@ class Variant(models.Model):
             models.CheckConstraint(
                 condition=Q(sale_price__gte=0) | Q(sale_price__isnull=True),
                 name="store_catalog_variant_sale_price_positive",
+            ),
+        ]
+        indexes = [
+            # Low stock (the dashboard): tracked variants by quantity, read up to a bound.
+            models.Index(
+                fields=["stock_quantity"],
+                condition=Q(track_inventory=True, enabled=True),
+                name="catalog_variant_low_stock",
             ),
         ]
 

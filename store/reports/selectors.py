@@ -33,8 +33,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, F, Max, Q, QuerySet, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, Max, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce, Greatest
 
 from store.catalog.choices import ProductStatus, ProductType
 from store.catalog.models import Product, Variant
@@ -324,16 +324,30 @@ def _top_of_both(
 
 
 def low_stock(*, default_threshold: int, limit: int) -> dict:
-    """Tracked stock items at or below their threshold, the emptiest first."""
+    """Tracked stock items at or below their threshold, the emptiest first.
+
+    Every row's own threshold is at most the highest one set (or the default): that bound,
+    one scalar subquery the database runs once, lets the stock-quantity indexes read only the
+    low end of the catalogue instead of every product and variant."""
+    highest_set = (
+        Product.objects.filter(low_stock_threshold__isnull=False)
+        .order_by("-low_stock_threshold")
+        .values("low_stock_threshold")[:1]
+    )
+    bound = Greatest(
+        Value(default_threshold), Coalesce(Subquery(highest_set), Value(default_threshold))
+    )
     products = (
         Product.objects.filter(type=ProductType.SIMPLE, track_inventory=True)
         .exclude(status=ProductStatus.ARCHIVED)
+        .filter(stock_quantity__lte=bound)
         .annotate(threshold=Coalesce("low_stock_threshold", Value(default_threshold)))
         .filter(stock_quantity__lte=F("threshold"))
     )
     variants = (
         Variant.objects.filter(track_inventory=True, enabled=True)
         .exclude(product__status=ProductStatus.ARCHIVED)
+        .filter(stock_quantity__lte=bound)
         .annotate(threshold=Coalesce("product__low_stock_threshold", Value(default_threshold)))
         .filter(stock_quantity__lte=F("threshold"))
     )

@@ -274,6 +274,15 @@ def test_low_stock(reporter):
     assert reporter.get(STATS, {"low_stock_limit": 0}).json()["low_stock"]["items"] == []
 
 
+def test_a_threshold_below_the_default_does_not_hide_other_low_items(reporter):
+    """The stock range read is bounded by the highest threshold, never below the default."""
+    settings_services.settings_update(section="inventory", values={"low_stock_threshold": 5})
+    stocked("Strict", stock=2, low_stock_threshold=1)
+    low = stocked("Low", stock=4)
+    body = reporter.get(STATS).json()["low_stock"]
+    assert [i["product_id"] for i in body["items"]] == [low.pk]
+
+
 def test_the_query_count_does_not_grow_with_orders(reporter, django_assert_max_num_queries):
     lamp = stocked("Lamp", stock=1000, price="10.00")
 
