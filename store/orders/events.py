@@ -1,4 +1,4 @@
-"""The orders' store events (issue 17), published through common.events inside the change's
+"""The orders' store events, published through common.events inside the change's
 transaction: the webhooks app records a delivery per subscribed store webhook in it and sends
 after the commit, so a rolled-back change sends nothing.
 

@@ -194,7 +194,7 @@ def search_filter(queryset: QuerySet, search: str) -> QuerySet:
             # On PostgreSQL the descriptions' part is the ts_rank over the weighted document
             # (below), read from the index's own vector: scanning every match's description
             # text again for the term cost a third of a common word's search at 50,000
-            # products (issue 11).
+            # products.
             relevance = (
                 relevance
                 + Case(
