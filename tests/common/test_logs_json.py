@@ -486,6 +486,9 @@ def test_a_task_enqueued_outside_a_request_logs_with_its_own_task_id(
 def test_a_real_workers_lines_carry_the_request_id_of_the_sender(tmp_path):
     queue = f"tests-logs-{uuid.uuid4().hex[:8]}"  # no other worker takes its message
     env = {**os.environ, "LOG_FORMAT": "json", "DJANGO_SETTINGS_MODULE": "tests.settings"}
+    # REDIS_URL is this xdist worker's database already (tests/settings.py): without the worker's
+    # name the subprocess keeps it, instead of moving it once more (gw1 would listen on +2).
+    env.pop("PYTEST_XDIST_WORKER", None)
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo"]
     command += ["--loglevel=INFO", "--without-mingle", "--without-gossip", f"--queues={queue}"]
     err = tmp_path / "stderr"
