@@ -43,6 +43,28 @@ def _install_worker_guards(**_kwargs) -> None:
 
 signals.worker_init.connect(_install_worker_guards, weak=False, dispatch_uid="worker_guards")
 
+# Between tasks a worker treats its database connections as the web treats them between
+# requests: Django's close_old_connections before and after each task keeps a connection for
+# CONN_MAX_AGE, checks it before reuse (CONN_HEALTH_CHECKS) and closes one an error left
+# unusable; with the pool (DB_POOL_MAX_SIZE) it hands the connection back. Celery's default
+# closed every connection around every task, so each task paid a new connection (a server
+# process forked and authenticated) and lost the statements psycopg had prepared. Celery's own
+# closing is turned off by a reuse count it never reaches.
+app.conf["CELERY_DB_REUSE_MAX"] = 2**62
+
+
+def _close_old_connections(sender=None, task=None, **_kwargs) -> None:
+    task = task or sender
+    if task is not None and getattr(task.request, "is_eager", False):
+        return  # an eager task runs inside the caller's request or transaction
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
+signals.task_prerun.connect(_close_old_connections, weak=False, dispatch_uid="db_prerun")
+signals.task_postrun.connect(_close_old_connections, weak=False, dispatch_uid="db_postrun")
+
 # Periodic work, one entry per job; every task is idempotent, so a missed or doubled beat is
 # harmless.
 app.conf.beat_schedule = {

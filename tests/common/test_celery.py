@@ -19,3 +19,61 @@ def test_a_task_runs_on_a_real_worker_over_redis():
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         result = ping.delay()
         assert result.get(timeout=30) == "pong"
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_database_connection_between_tasks_as_the_web_does():
+    """Celery's Django fix-up closes nothing (the reuse count is never reached); Django's own
+    rule runs around each task: a usable connection stays (its prepared statements with it),
+    one an error left unusable or one past CONN_MAX_AGE is closed and the next task opens
+    another."""
+    from celery.fixups.django import DjangoWorkerFixup
+    from django.db import connection
+
+    from config.celery import _close_old_connections
+
+    def task_ran() -> None:
+        fixup.on_task_prerun(sender=ping)
+        _close_old_connections(sender=ping, task=ping)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        fixup.on_task_postrun(sender=ping)
+        _close_old_connections(sender=ping, task=ping)
+
+    fixup = DjangoWorkerFixup(app)
+    connection.ensure_connection()
+    kept = connection.connection
+    for _ in range(3):
+        task_ran()
+        assert connection.connection is kept
+
+    connection.connection.close()  # the server went away under it
+    connection.errors_occurred = True
+    _close_old_connections(sender=ping, task=ping)
+    assert connection.connection is None
+    task_ran()
+    assert connection.connection is not None and connection.connection is not kept
+
+    renewed = connection.connection
+    connection.close_at = 0  # older than CONN_MAX_AGE
+    task_ran()
+    assert connection.connection is not renewed
+
+
+def test_an_eager_task_leaves_the_callers_connection_alone(monkeypatch):
+    from django import db
+
+    from config.celery import _close_old_connections
+
+    closed = []
+    monkeypatch.setattr(db, "close_old_connections", lambda: closed.append(True))
+
+    class Eager:
+        class request:  # noqa: N801 - Celery's attribute name
+            is_eager = True
+
+    _close_old_connections(sender=Eager, task=Eager)
+    assert closed == []
+    _close_old_connections(sender=ping, task=ping)
+    assert closed == [True]
