@@ -12,6 +12,12 @@ never fails or hangs because the broker does.
 Tasks are named, not imported: services do not import their app's tasks module (which imports
 them), so there is no import circle between the two.
 
+With a broker that has not been failing lately, a new row (without a dedupe key) is written
+already marked sent, and its commit publishes the task from memory: no claim and no mark, so
+the publish costs no statement. A refused publish puts the row back to wait for the drain; a
+publisher that dies between the commit and the publish leaves a row sent and never
+acknowledged, which the drain sends again as it does a message the broker lost (below).
+
 Delivery is at least once: a publisher that dies after the broker took the task and before the
 row is marked sent leaves it to be published again after its claim lapses. A row sent stays
 until a worker has run its task: the message carries the row's id (`OUTBOX_HEADER`), and the
@@ -37,7 +43,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from celery import current_app as app
 from cryptography.fernet import InvalidToken, MultiFernet
@@ -137,7 +144,8 @@ def enqueue(
     visible. Nothing here waits on a lock: a row another transaction holds is not joined.
     """
     task_named(task)  # a wrong name or argument fails here, before anything is written
-    payload = _seal(list(args), dict(kwargs or {}))
+    args, kwargs = list(args), dict(kwargs or {})
+    payload = _seal(args, kwargs)
     now = timezone.now()
     due = now + timedelta(seconds=countdown) if countdown else now
     with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own
@@ -151,15 +159,22 @@ def enqueue(
                 .first()
             )
         if message is None:
+            direct = not dedupe_key and _direct()
             message = OutboxMessage.objects.create(
                 task=task,
                 payload=payload,
                 dedupe_key=dedupe_key,
                 due_at=due,
+                sent_at=now if direct else None,
             )
+            if direct:
+                _publish_on_commit(
+                    planned=[_Planned(message.pk, task, args, kwargs, due, observability.current())]
+                )
+                return
         elif due < message.due_at:
             OutboxMessage.objects.filter(pk=message.pk).update(due_at=due)
-    _publish_on_commit([message.pk])
+    _publish_on_commit(ids=[message.pk])
 
 
 def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
@@ -167,30 +182,72 @@ def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
     countdown, no dedupe key)."""
     task_named(task)
     now = timezone.now()
+    arg_lists = [list(args) for args in arg_lists]
+    direct = _direct()
+    request_id = observability.current()
     rows = OutboxMessage.objects.bulk_create(
-        OutboxMessage(task=task, payload=_seal(list(args), {}), created_at=now, due_at=now)
+        OutboxMessage(
+            task=task,
+            payload=_seal(args, {}),
+            created_at=now,
+            due_at=now,
+            sent_at=now if direct else None,
+        )
         for args in arg_lists
     )
-    if rows:
-        _publish_on_commit([row.pk for row in rows])
+    if not rows:
+        return
+    if direct:
+        _publish_on_commit(
+            planned=[
+                _Planned(row.pk, task, args, {}, now, request_id)
+                for row, args in zip(rows, arg_lists, strict=True)
+            ]
+        )
+    else:
+        _publish_on_commit(ids=[row.pk for row in rows])
+
+
+def _direct() -> bool:
+    """Whether a new row is written as sent, its task published from memory at commit (a broker
+    that was not failing lately): the publish then needs no statement of its own. A row the
+    commit does not get to publish (the process died) is one a broker lost: the drain sends it
+    again after OUTBOX_REDELIVER_SECONDS (requeue_unacknowledged). A row with a dedupe key
+    stays waiting until its commit, so that later enqueues can join it."""
+    return not _eager() and broker_breaker().allow()
+
+
+class _Planned(NamedTuple):
+    """A row written as sent, with what its publish needs (no read of the row at commit)."""
+
+    pk: int
+    task: str
+    args: list
+    kwargs: dict
+    due: datetime
+    request_id: str | None
 
 
 class _PublishOnCommit:
     """The commit callback of one enqueue. Each enqueue registers its own (a rolled-back
     savepoint drops its callbacks, as Django does), and every callback of a connection is
-    also kept in its batch (`_batch`): the first to run publishes the rows of those registered
-    after it and not run yet, so a commit that enqueued several tasks claims and marks them in
-    one statement each, and the later callbacks find nothing left. (Django runs a commit's
-    callbacks from a list of its own, so the batch cannot be read off the connection's queue
-    at that point.)
+    also kept in its batch (`_batch`): the first to run publishes the waiting rows of those
+    registered after it and not run yet, so a commit that enqueued several tasks claims and
+    marks them in one statement each, and the later callbacks find nothing left. (Django runs
+    a commit's callbacks from a list of its own, so the batch cannot be read off the
+    connection's queue at that point.)
 
     A batch-mate whose savepoint rolled back lends ids of rows that are gone, which is
-    harmless: the claim takes only rows that exist and wait to be published."""
+    harmless: the claim takes only rows that exist and wait to be published. Rows written as
+    sent (`planned`) are published by their own callback only, which needs no statement: a
+    callback dropped with its savepoint never runs, so nothing is published for its rows,
+    which are gone with it."""
 
-    __slots__ = ("ids", "ran")
+    __slots__ = ("ids", "planned", "ran")
 
-    def __init__(self, ids: list[int]):
+    def __init__(self, ids: Iterable[int], planned: Iterable[_Planned]):
         self.ids = list(ids)
+        self.planned = list(planned)
         self.ran = False
 
     def __call__(self) -> int:
@@ -204,7 +261,9 @@ class _PublishOnCommit:
                 ids.extend(callback.ids)
                 callback.ids, callback.ran = [], True
         del batch[start:]
-        return publish(ids) if ids else 0
+        sent = publish(ids) if ids else 0
+        planned, self.planned = self.planned, []
+        return sent + (_publish_planned(planned) if planned else 0)
 
 
 def _batch(conn) -> list[_PublishOnCommit]:
@@ -214,12 +273,12 @@ def _batch(conn) -> list[_PublishOnCommit]:
     return batch
 
 
-def _publish_on_commit(ids: list[int]) -> None:
+def _publish_on_commit(ids: Iterable[int] = (), planned: Iterable[_Planned] = ()) -> None:
     conn = transaction.get_connection()
     batch = _batch(conn)
     if not conn.run_on_commit:  # a new transaction: what is left belonged to rolled-back ones
         batch.clear()
-    callback = _PublishOnCommit(ids)
+    callback = _PublishOnCommit(ids, planned)
     batch.append(callback)
     # robust: nothing that happens after the commit may fail the committed request.
     transaction.on_commit(callback, robust=True)
@@ -330,22 +389,68 @@ def _send(message: OutboxMessage, now, *, eager: bool) -> Exception | None:
     except (InvalidToken, ValueError, KeyError) as exc:
         logger.error("outbox message %s (%s) is unreadable; dropped", message.pk, message.task)
         return _Unreadable(f"unreadable payload: {exc.__class__.__name__}")
-    countdown = max(0.0, (message.due_at - now).total_seconds())
+    return _apply(
+        message.pk,
+        message.task,
+        content["args"],
+        content["kwargs"],
+        countdown=max(0.0, (message.due_at - now).total_seconds()),
+        request_id=content["request_id"],
+        eager=eager,
+    )
+
+
+def _apply(
+    pk: int, task: str, args: list, kwargs: dict, *, countdown: float, request_id, eager: bool
+) -> Exception | None:
     # Sent under the id of the request that enqueued it, whoever publishes it ("": its own).
-    with observability.bound(str(content["request_id"] or "")):
+    with observability.bound(str(request_id or "")):
         try:
-            task_named(message.task).apply_async(
-                args=content["args"],
-                kwargs=content["kwargs"],
+            task_named(task).apply_async(
+                args=args,
+                kwargs=kwargs,
                 countdown=countdown or None,
                 # An eager task has run by now: nothing to acknowledge later.
-                headers=None if eager else {OUTBOX_HEADER: message.pk},
+                headers=None if eager else {OUTBOX_HEADER: pk},
             )
         except Exception as exc:  # the committed write stands; the row waits
             if eager:  # the task itself failed, in this process: it ran, which is all we promise
-                logger.exception("task %s (outbox message %s) failed", message.task, message.pk)
+                logger.exception("task %s (outbox message %s) failed", task, pk)
             return exc
     return None
+
+
+def _publish_planned(planned: list[_Planned]) -> int:
+    """Publish the tasks of rows written as sent, from memory (no statement when the broker
+    takes them). The first refusal trips the breaker; that row and those after it wait for the
+    drain, as a failed claim's rows do. Answers how many were sent."""
+    now = timezone.now()
+    for n, item in enumerate(planned):
+        if not broker_breaker().allow():
+            error: Exception | None = None
+        else:
+            error = _apply(
+                item.pk,
+                item.task,
+                item.args,
+                item.kwargs,
+                countdown=max(0.0, (item.due - now).total_seconds()),
+                request_id=item.request_id,
+                eager=False,
+            )
+            if error is None:
+                continue
+            broker_breaker().failure(error, during=f"publishing {item.task}")
+        waiting = [later.pk for later in planned[n:]]
+        OutboxMessage.objects.filter(pk__in=waiting, acked_at__isnull=True).update(
+            sent_at=None, claimed_until=None
+        )
+        if error is not None:
+            failed = OutboxMessage(pk=item.pk, task=item.task, due_at=item.due, attempts=0)
+            _retry_later(failed, now, error)
+        return n
+    broker_breaker().success()
+    return len(planned)
 
 
 def _describe(error: Exception | None) -> str:

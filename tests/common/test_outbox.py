@@ -529,3 +529,82 @@ def test_an_acknowledgement_the_database_refuses_leaves_the_row_to_be_sent_again
     row.refresh_from_db()
     assert row.acked_at is None
     assert f"outbox message {row.pk}: the acknowledgement was not recorded" in caplog.text
+
+
+# --- Rows written as sent: a commit's publish from memory ---------------------------------------
+
+
+def _after_commit(queries) -> list[str]:
+    sqls = [q["sql"] for q in queries.captured_queries]
+    return sqls[[sql.upper() for sql in sqls].index("COMMIT") + 1 :]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_a_broker_a_new_row_is_written_as_sent_and_its_publish_costs_no_statement():
+    with (
+        broker_up() as publish,
+        CaptureQueriesContext(connection) as queries,
+        transaction.atomic(),
+    ):
+        outbox.enqueue(PING, kwargs={"n": 1})
+        outbox.enqueue_many(PING, [("a",), ("b",)])
+        rows = list(OutboxMessage.objects.order_by("id"))
+        assert all(row.sent_at is not None for row in rows)  # before the commit already
+        assert publish.call_count == 0  # nothing leaves before the commit
+    assert _after_commit(queries) == []
+    sent = [
+        (c.kwargs["args"], c.kwargs["kwargs"], c.kwargs["headers"]) for c in publish.call_args_list
+    ]
+    assert sent == [
+        ([], {"n": 1}, {outbox.OUTBOX_HEADER: rows[0].pk}),
+        (["a"], {}, {outbox.OUTBOX_HEADER: rows[1].pk}),
+        (["b"], {}, {outbox.OUTBOX_HEADER: rows[2].pk}),
+    ]
+    assert not OutboxMessage.objects.filter(acked_at__isnull=False).exists()  # the worker's
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_written_as_sent_in_a_savepoint_that_rolled_back_is_not_published():
+    with broker_up() as publish, transaction.atomic():
+        outbox.enqueue(PING, args=("kept",))
+        try:
+            with transaction.atomic():
+                outbox.enqueue(PING, args=("dropped",))
+                raise RuntimeError("this part failed")
+        except RuntimeError:
+            pass
+        outbox.enqueue(PING, args=("after",))
+    assert [c.kwargs["args"] for c in publish.call_args_list] == [["kept"], ["after"]]
+    assert OutboxMessage.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_publish_puts_the_written_as_sent_rows_back_to_wait(caplog):
+    with broker_down() as publish, transaction.atomic():
+        outbox.enqueue_many(PING, [("a",), ("b",)])
+    assert publish.call_count == 1
+    first, second = OutboxMessage.objects.order_by("id")
+    assert (first.sent_at, second.sent_at) == (None, None)
+    assert (first.attempts, second.attempts) == (1, 0)
+    assert first.last_error.startswith("OperationalError")
+    assert first.due_at > timezone.now()  # backed off
+    with broker_up() as publish:
+        assert outbox.drain() == 2  # back: the beat publishes both (due within its next run)
+    assert sorted(c.kwargs["args"] for c in publish.call_args_list) == [["a"], ["b"]]
+
+
+def test_a_row_written_as_sent_whose_publisher_died_at_the_commit_is_sent_again(settings, ran):
+    """The commit stood and the process died before publishing: the row is one the broker
+    lost, sent again by the drain once OUTBOX_REDELIVER_SECONDS have passed."""
+    with broker_up() as publish:
+        outbox.enqueue(PING)  # no commit callbacks run in this test's transaction
+    assert publish.call_count == 0
+    row = OutboxMessage.objects.get()
+    assert row.sent_at is not None
+    assert row.acked_at is None
+    redeliver = timedelta(seconds=settings.OUTBOX_REDELIVER_SECONDS)
+    with time_machine.travel(row.sent_at + redeliver - timedelta(seconds=1)):
+        assert outbox.drain() == 0
+    with time_machine.travel(row.sent_at + redeliver + timedelta(seconds=1)):
+        assert outbox.drain() == 1
+    assert [name for name, _a, _k in ran] == [PING]
