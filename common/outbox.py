@@ -133,6 +133,7 @@ def enqueue(
     kwargs: dict | None = None,
     countdown: float | None = None,
     dedupe_key: str = "",
+    here: bool = False,
 ) -> None:
     """Send the task `task` once the current transaction commits (at once outside one).
 
@@ -142,6 +143,13 @@ def enqueue(
     another. The joined row stays locked until this transaction ends, and publishers skip
     locked rows, so it is published by this transaction's commit, after what it wrote is
     visible. Nothing here waits on a lock: a row another transaction holds is not joined.
+
+    `here` (a worker's next step, e.g. delivering the e-mail a task has just recorded): the
+    task runs in this process once the commit is done instead of going through the broker,
+    its row written as sent being the safety net. A run that ends well acknowledges the row; a
+    failed one leaves it waiting, and the drain sends it through the broker, where the task's
+    own retries apply; a process that dies first leaves a row the drain sends again as a lost
+    message. Eager, or with a countdown or a dedupe key, `here` changes nothing.
     """
     task_named(task)  # a wrong name or argument fails here, before anything is written
     args, kwargs = list(args), dict(kwargs or {})
@@ -160,6 +168,7 @@ def enqueue(
             )
         if message is None:
             direct = not dedupe_key and _direct()
+            here = here and direct and not countdown
             message = OutboxMessage.objects.create(
                 task=task,
                 payload=payload,
@@ -169,7 +178,9 @@ def enqueue(
             )
             if direct:
                 _publish_on_commit(
-                    planned=[_Planned(message.pk, task, args, kwargs, due, observability.current())]
+                    planned=[
+                        _Planned(message.pk, task, args, kwargs, due, observability.current(), here)
+                    ]
                 )
                 return
         elif due < message.due_at:
@@ -200,7 +211,7 @@ def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
     if direct:
         _publish_on_commit(
             planned=[
-                _Planned(row.pk, task, args, {}, now, request_id)
+                _Planned(row.pk, task, args, {}, now, request_id, False)
                 for row, args in zip(rows, arg_lists, strict=True)
             ]
         )
@@ -226,6 +237,7 @@ class _Planned(NamedTuple):
     kwargs: dict
     due: datetime
     request_id: str | None
+    here: bool  # run in this process (enqueue's `here`), not published
 
 
 class _PublishOnCommit:
@@ -263,7 +275,9 @@ class _PublishOnCommit:
         del batch[start:]
         sent = publish(ids) if ids else 0
         planned, self.planned = self.planned, []
-        return sent + (_publish_planned(planned) if planned else 0)
+        published = [item for item in planned if not item.here]
+        sent += _publish_planned(published) if published else 0
+        return sent + _run_here([item for item in planned if item.here])
 
 
 def _batch(conn) -> list[_PublishOnCommit]:
@@ -441,16 +455,45 @@ def _publish_planned(planned: list[_Planned]) -> int:
             if error is None:
                 continue
             broker_breaker().failure(error, during=f"publishing {item.task}")
-        waiting = [later.pk for later in planned[n:]]
-        OutboxMessage.objects.filter(pk__in=waiting, acked_at__isnull=True).update(
-            sent_at=None, claimed_until=None
-        )
+        waiting = [later.pk for later in planned[n + (error is not None) :]]
+        if waiting:
+            OutboxMessage.objects.filter(pk__in=waiting, acked_at__isnull=True).update(
+                sent_at=None, claimed_until=None
+            )
         if error is not None:
             failed = OutboxMessage(pk=item.pk, task=item.task, due_at=item.due, attempts=0)
-            _retry_later(failed, now, error)
+            _retry_later(failed, now, error, unsend=True)
         return n
     broker_breaker().success()
     return len(planned)
+
+
+def _run_here(planned: list[_Planned]) -> int:
+    """Run the tasks of `planned` in this process (enqueue's `here`); answers how many ran
+    well. The task's function is called as such (no retries of Celery's here): a failure
+    leaves its row waiting, due after the first back-off, for the drain to send through the
+    broker."""
+    done = 0
+    for item in planned:
+        with observability.bound(str(item.request_id or "")):
+            try:
+                task_named(item.task).run(*item.args, **item.kwargs)
+            except Exception as exc:  # noqa: BLE001 - whatever failed, the broker's run retries
+                logger.warning(
+                    "task %s (outbox message %s) failed here; it waits for the broker: %s",
+                    item.task,
+                    item.pk,
+                    _describe(exc),
+                )
+                failed = OutboxMessage(pk=item.pk, task=item.task, due_at=item.due, attempts=0)
+                _retry_later(failed, timezone.now(), exc, unsend=True)
+                continue
+        try:
+            acknowledge(item.pk)
+        except DatabaseError:  # sent again later; the task is idempotent
+            logger.warning("outbox message %s: the acknowledgement was not recorded", item.pk)
+        done += 1
+    return done
 
 
 def _describe(error: Exception | None) -> str:
@@ -511,13 +554,15 @@ def connect_worker_signals() -> None:
     signals.task_postrun.connect(_task_ended, dispatch_uid="outbox_acknowledge")
 
 
-def _retry_later(message: OutboxMessage, now, error: Exception) -> None:
+def _retry_later(message: OutboxMessage, now, error: Exception, *, unsend: bool = False) -> None:
+    """The row waits to be published again after a back-off (`unsend`: it was written as sent)."""
     wait = timedelta(seconds=min(2 ** (message.attempts + 1), MAX_BACKOFF_SECONDS))
     OutboxMessage.objects.filter(pk=message.pk).update(
         claimed_until=None,
         attempts=F("attempts") + 1,
         due_at=max(message.due_at, now + wait),
         last_error=_describe(error),
+        **({"sent_at": None} if unsend else {}),
     )
 
 

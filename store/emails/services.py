@@ -6,7 +6,9 @@ the `store_emails.send` task is enqueued through the outbox (common.outbox), so 
 after the commit, a rolled-back change sends nothing, and a broker outage delays the message
 instead of failing the request. The task marks the row sent or failed. A status move's e-mail
 is one step later: the move enqueues `store_emails.order_status`, whose task calls
-`email_send` after the commit (order_status_email_send, once per status change).
+`email_send` after the commit (order_status_email_send, once per status change) and sends the
+message itself once its own commit is done, the `store_emails.send` row standing by in the
+outbox in case that fails.
 
 A customised template that fails with real data (a saved template is checked against the
 sample data, which real data may still surprise) does not lose the message: it is rendered
@@ -259,9 +261,12 @@ def email_send(
     order: Order | None = None,
     note: str = "",
     subject_prefix: str = "",
+    deliver_here: bool = False,
 ) -> SentEmail:
     """Render, record (queued) and enqueue one e-mail; it leaves after the commit. An e-mail
-    that cannot be rendered at all is recorded as failed (the change it follows stands)."""
+    that cannot be rendered at all is recorded as failed (the change it follows stands).
+    `deliver_here` (a worker's task that recorded it): sent by this process after the commit,
+    the outbox row standing by in case it fails (common.outbox.enqueue's `here`)."""
     try:
         rendered, fallback = render(email_type, context, selectors.template_row(email_type.slug))
     except TemplateProblem as exc:
@@ -294,6 +299,7 @@ def email_send(
             "text": rendered.text,
             "html": rendered.html,
         },
+        here=deliver_here,
     )
     return email
 
@@ -308,6 +314,7 @@ def order_email_send(
     note: str = "",
     subject_prefix: str = "",
     to: str | None = None,
+    deliver_here: bool = False,
 ) -> SentEmail | None:
     """One order e-mail to its recipient (the customer, or the store's address); None when
     the type is off (unless `force`) or there is nobody to send it to."""
@@ -329,6 +336,7 @@ def order_email_send(
         order=order,
         note=note,
         subject_prefix=subject_prefix,
+        deliver_here=deliver_here,
     )
 
 
@@ -393,7 +401,11 @@ def order_status_email_send(*, change_id: int) -> SentEmail | None:
         return None
     order.status = change["to_value"]  # the e-mail tells of this move, whatever came after
     return order_email_send(
-        email_type=email_type, order=order, config=config, payment_due_at=_payment_due_at(order)
+        email_type=email_type,
+        order=order,
+        config=config,
+        payment_due_at=_payment_due_at(order),
+        deliver_here=True,  # this is the worker's task: no second task to send it
     )
 
 

@@ -608,3 +608,34 @@ def test_a_row_written_as_sent_whose_publisher_died_at_the_commit_is_sent_again(
     with time_machine.travel(row.sent_at + redeliver + timedelta(seconds=1)):
         assert outbox.drain() == 1
     assert [name for name, _a, _k in ran] == [PING]
+
+
+def test_a_task_enqueued_here_runs_in_this_process_after_the_commit_and_is_done(on_commit):
+    with (
+        broker_up() as publish,
+        mock.patch.object(celery_app.tasks[PING], "run", return_value="pong") as run,
+    ):
+        with on_commit():
+            outbox.enqueue(PING, kwargs={"n": 1}, here=True)
+            assert run.call_count == 0  # not before the commit
+        run.assert_called_once_with(n=1)
+    assert publish.call_count == 0  # not through the broker
+    row = OutboxMessage.objects.get()
+    assert row.acked_at is not None
+
+
+def test_a_task_enqueued_here_that_fails_waits_for_the_broker(on_commit, caplog):
+    with (
+        broker_up() as publish,
+        mock.patch.object(celery_app.tasks[PING], "run", side_effect=OSError("down")),
+        on_commit(),
+    ):
+        outbox.enqueue(PING, here=True)
+    assert publish.call_count == 0
+    row = OutboxMessage.objects.get()
+    assert (row.sent_at, row.acked_at, row.attempts) == (None, None, 1)
+    assert row.last_error == "OSError: down"
+    assert "failed here; it waits for the broker" in caplog.text
+    with broker_up() as publish:
+        assert outbox.drain() == 1  # due within the drain's next run
+    assert publish.call_count == 1

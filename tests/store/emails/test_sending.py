@@ -316,3 +316,55 @@ def test_an_e_mail_that_cannot_be_rendered_is_recorded_failed_and_the_move_stand
     assert (row.type, row.status, row.recipient) == ("order_completed", "failed", "ana@example.com")
     assert row.error.startswith("Not rendered: The template failed: ZeroDivisionError")
     assert not OutboxMessage.objects.filter(task="store_emails.send").exists()
+
+
+# --- On a worker: the status task sends its e-mail itself -----------------------------------------
+
+
+def test_on_a_worker_the_status_task_sends_its_e_mail_itself_after_its_commit(
+    db, django_capture_on_commit_callbacks
+):
+    from tests.outbox import broker_up
+
+    order = an_order("processing")
+    order_services.order_status_set(order_id=order.pk, status="completed")
+    [change] = OutboxMessage.objects.filter(task="store_emails.order_status")
+    task = celery_app.tasks["store_emails.order_status"]
+    with broker_up() as publish, django_capture_on_commit_callbacks(execute=True):
+        task.apply(kwargs=outbox._open(change.payload)[1]).get()
+    assert publish.call_count == 0  # no second task through the broker
+    assert [m.subject for m in mail.outbox] == [SentEmail.objects.get().subject]
+    assert log() == [("order_completed", "ana@example.com", "sent")]
+    send = OutboxMessage.objects.get(task="store_emails.send")
+    assert send.acked_at is not None  # done: nothing for the drain to send again
+    assert bytes(send.payload) == b""
+
+
+def test_on_a_worker_a_status_e_mail_that_fails_to_leave_waits_for_the_broker(
+    db, django_capture_on_commit_callbacks, monkeypatch
+):
+    from tests.outbox import broker_up
+
+    order = an_order("processing")
+    order_services.order_status_set(order_id=order.pk, status="completed")
+    [change] = OutboxMessage.objects.filter(task="store_emails.order_status")
+    task = celery_app.tasks["store_emails.order_status"]
+
+    def broken(self, fail_silently=False):
+        raise smtplib.SMTPServerDisconnected("the server went away")
+
+    with broker_up() as publish, monkeypatch.context() as patched:
+        patched.setattr("django.core.mail.EmailMultiAlternatives.send", broken)
+        with django_capture_on_commit_callbacks(execute=True):
+            task.apply(kwargs=outbox._open(change.payload)[1]).get()  # the task itself stands
+    assert publish.call_count == 0
+    assert log() == [("order_completed", "ana@example.com", "failed")]
+    send = OutboxMessage.objects.get(task="store_emails.send")
+    assert send.sent_at is None  # waits for the drain, which sends it through the broker
+    assert send.acked_at is None
+    assert send.last_error == "SMTPServerDisconnected: the server went away"
+    assert mail.outbox == []
+    # the drain (eager here, as a worker would run it) sends it once the back-off is over
+    outbox.publish([send.pk])
+    assert log() == [("order_completed", "ana@example.com", "sent")]
+    assert len(mail.outbox) == 1
