@@ -201,6 +201,20 @@ class CustomerRfm(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["customer", "currency"], name="erp_crm_rfm_key")
         ]
+        # /crm/rfm's pages: the ranked rows of a currency in each column's order, read by
+        # LIMIT/OFFSET without sorting the others (a descending order reads one backwards)
+        indexes = [
+            models.Index(
+                fields=["currency", column, "customer"],
+                condition=Q(frequency__gt=0),
+                name=f"erp_crm_rfm_{name}",
+            )
+            for column, name in (
+                ("monetary", "monetary"),
+                ("frequency", "frequency"),
+                ("last_order_at", "last_order"),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Customer {self.customer_id} {self.currency}: {self.frequency}"

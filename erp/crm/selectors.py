@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.db.models import (
     Count,
     DecimalField,
     F,
     Max,
+    Min,
     Prefetch,
     Q,
     Sum,
@@ -21,7 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, PercentRank, Replace
 from django.utils import timezone
 
-from erp.crm import rollups, segments
+from erp.crm import rfm_cache, rollups, segments
 from erp.crm.choices import CLOSED_STAGES, OPEN_STAGES, STAGE_ORDER, LeadStage, RfmLabel
 from erp.crm.models import Activity, Contact, CustomerRfm, Lead, LeadStageChange, Segment
 from store.common.errors import not_found
@@ -391,6 +393,21 @@ RFM_GRID = {
 }
 
 
+#: The columns scored, by score name.
+RFM_COLUMNS = {"recency": "last_order_at", "frequency": "frequency", "monetary": "monetary"}
+
+
+class RfmRanking(NamedTuple):
+    """What ranking a currency's customers takes, whatever their number: how many are
+    ranked, per column the smallest value that reaches each quintile threshold (`bounds`: a
+    row's score is 1 plus the bounds its value is at least; None: no row reaches it), and
+    how many customers each label has."""
+
+    total: int
+    bounds: dict[str, tuple]
+    labels: dict[str, int]
+
+
 def rfm_score(rank: float) -> int:
     """1-5 from a percent rank (0..1): ties share the lower score."""
     return 1 + sum(rank >= threshold for threshold in QUINTILES)
@@ -404,28 +421,19 @@ def rfm_label(recency: int, frequency: int) -> str:
     raise ValueError(f"Scores out of range: {recency}, {frequency}")
 
 
-def _score_between(column: str, low: int, high: int) -> Q:
-    """The rows whose score of `column` (a percent rank) is from `low` to `high`."""
-    q = Q()
-    if low > 1:
-        q &= Q(**{f"{column}__gte": QUINTILES[low - 2]})
-    if high < 5:
-        q &= Q(**{f"{column}__lt": QUINTILES[high - 1]})
-    return q
-
-
-def _label_q(label: str) -> Q:
-    (r_low, r_high), (f_low, f_high) = RFM_GRID[label]
-    return _score_between("r_rank", r_low, r_high) & _score_between("f_rank", f_low, f_high)
+def _ranked(currency: str):
+    """The rollup rows RFM ranks: the customers with paid orders in `currency`."""
+    return CustomerRfm.objects.filter(currency=currency, frequency__gt=0)
 
 
 def rfm_rows(*, currency: str):
-    """Per customer with paid orders in `currency`: the last order's time, the order count and
-    the summed totals (the CustomerRfm rollup: one row per customer, whatever the number of
-    orders), and each one's percent rank among the customers (window functions), in one
-    query."""
+    """The definition of the scores, in SQL: per customer with paid orders in `currency`, the
+    last order's time, the order count and the summed totals (the CustomerRfm rollup), and
+    each one's percent rank among the customers (window functions), whose quintile is the
+    score (`rfm_score`). Pages read `rfm_ranking` instead, which gives the same scores
+    without ranking every customer (tests hold the two equal)."""
     return (
-        CustomerRfm.objects.filter(currency=currency, frequency__gt=0)
+        _ranked(currency)
         .values("customer_id", "last_order_at", "frequency", "monetary")
         .annotate(
             r_rank=Window(PercentRank(), order_by=F("last_order_at").asc()),
@@ -435,25 +443,101 @@ def rfm_rows(*, currency: str):
     )
 
 
+def _rank_between(rank: str, low: int, high: int) -> Q:
+    """The rows whose score of the percent rank `rank` is from `low` to `high`."""
+    q = Q()
+    if low > 1:
+        q &= Q(**{f"{rank}__gte": QUINTILES[low - 2]})
+    if high < 5:
+        q &= Q(**{f"{rank}__lt": QUINTILES[high - 1]})
+    return q
+
+
+def _compute_ranking(currency: str) -> RfmRanking:
+    """ONE query over the window functions (`rfm_rows`): the count, per column and threshold
+    the smallest value whose percent rank reaches it, and each label's count.
+
+    A percent rank grows with the value (equal values share it), so a row reaches a
+    threshold exactly when its value is at least that smallest value: the scores, and the
+    labels' conditions on them, become comparisons of the columns with those values."""
+    ranks = {"recency": "r_rank", "frequency": "f_rank", "monetary": "m_rank"}
+    steps = {
+        f"{score}_{index}": Min(column, filter=Q(**{f"{ranks[score]}__gte": threshold}))
+        for score, column in RFM_COLUMNS.items()
+        for index, threshold in enumerate(QUINTILES)
+    }
+    labels = {
+        f"label_{label}": Count(
+            "customer_id",
+            filter=_rank_between("r_rank", *RFM_GRID[label][0])
+            & _rank_between("f_rank", *RFM_GRID[label][1]),
+        )
+        for label in RFM_GRID
+    }
+    found = rfm_rows(currency=currency).aggregate(total=Count("customer_id"), **steps, **labels)
+    return RfmRanking(
+        total=found["total"],
+        bounds={
+            score: tuple(found[f"{score}_{index}"] for index in range(len(QUINTILES)))
+            for score in RFM_COLUMNS
+        },
+        labels={str(label): found[f"label_{label}"] for label in RFM_GRID},
+    )
+
+
+def rfm_ranking(currency: str) -> RfmRanking:
+    """`currency`'s ranking, from the cache while the rollup's rows of that currency are
+    unchanged (erp.crm.rfm_cache), else computed."""
+    return rfm_cache.cached(currency, lambda: _compute_ranking(currency))
+
+
+def _scores(row: dict, ranking: RfmRanking) -> dict[str, int]:
+    return {
+        score: 1
+        + sum(bound is not None and row[column] >= bound for bound in ranking.bounds[score])
+        for score, column in RFM_COLUMNS.items()
+    }
+
+
+def _score_between(score: str, bounds: dict[str, tuple], low: int, high: int) -> Q:
+    """The rows whose `score` is from `low` to `high` (`bounds`: RfmRanking.bounds)."""
+    column, steps = RFM_COLUMNS[score], bounds[score]
+    q = Q()
+    if low > 1:
+        bound = steps[low - 2]
+        q &= Q(**{f"{column}__gte": bound}) if bound is not None else Q(pk__in=[])
+    if high < 5 and steps[high - 1] is not None:
+        q &= Q(**{f"{column}__lt": steps[high - 1]})
+    return q
+
+
+def _label_q(label: str, bounds: dict[str, tuple]) -> Q:
+    (r_low, r_high), (f_low, f_high) = RFM_GRID[label]
+    return _score_between("recency", bounds, r_low, r_high) & _score_between(
+        "frequency", bounds, f_low, f_high
+    )
+
+
 RFM_ORDERINGS = ("monetary", "-monetary", "frequency", "-frequency", "recency", "-recency")
 
 
 def rfm_page(query: dict, *, currency: str) -> Page:
-    """A page of customers' RFM figures and scores, paged in the database: one COUNT (of the
-    rollup's rows; ranked first when a `segment` keeps some), one windowed query for the
-    page and one for the page's customers."""
-    rows = rfm_rows(currency=currency)
+    """A page of customers' RFM figures and scores: the currency's ranking (the cache, else
+    one query), the page's rows in the column's order (an index of the rollup: LIMIT
+    and OFFSET, without ranking the others) and the page's customers."""
+    ranking = rfm_ranking(currency)
+    rows = _ranked(currency)
     if query.get("segment"):
-        rows = rows.filter(_label_q(query["segment"]))
+        rows = rows.filter(_label_q(query["segment"], ranking.bounds))
+        total = ranking.labels[query["segment"]]
+    else:
+        total = ranking.total
     order = query.get("ordering") or "-monetary"
     column = {"recency": "last_order_at"}.get(order.lstrip("-"), order.lstrip("-"))
     # recency ascending: the most recent first (fewest days since the last order)
     descending = order.startswith("-") != (order.lstrip("-") == "recency")
     rows = rows.order_by(F(column).desc() if descending else F(column).asc(), "customer_id")
-    if query.get("segment"):
-        total = rows.count()
-    else:  # every ranked row: counted without ranking them
-        total = CustomerRfm.objects.filter(currency=currency, frequency__gt=0).count()
+    rows = rows.values("customer_id", "last_order_at", "frequency", "monetary")
     start = (query["page"] - 1) * query["per_page"]
     found = list(rows[start : start + query["per_page"]]) if start < total else []
     page = Page(items=found, page=query["page"], per_page=query["per_page"], total=total)
@@ -461,8 +545,7 @@ def rfm_page(query: dict, *, currency: str) -> Page:
     now = timezone.now()
     items = []
     for row in page.items:
-        scores = {key: rfm_score(row[f"{key[0]}_rank"]) for key in ("recency", "frequency")}
-        scores["monetary"] = rfm_score(row["m_rank"])
+        scores = _scores(row, ranking)
         items.append(
             {
                 "customer": customers.get(row["customer_id"]),
