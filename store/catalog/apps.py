@@ -8,5 +8,7 @@ class StoreCatalogConfig(AppConfig):
 
     def ready(self) -> None:
         from store.catalog import cache
+        from store.catalog.services import list_entries
 
         cache.connect_invalidation()
+        list_entries.connect()

@@ -381,3 +381,39 @@ class VariantAttribute(models.Model):
 
     def __str__(self) -> str:
         return f"{self.variant_id}: {self.term_id}"
+
+
+class ProductListEntry(models.Model):
+    """A product's public list entry as the database wrote it (selectors.product_json), kept
+    so that a page reads it instead of building it. Valid only while it is what building it
+    again would give, which the page's query checks itself: `row_version` is the version of
+    the product row it was built from (PostgreSQL's xmin and ctid), `generation` the catalog's
+    ListEntryGeneration then, `base` the media base URL in its URLs. Any other entry is built
+    in the query and stored again (services.list_entries). PostgreSQL only."""
+
+    product = models.OneToOneField(
+        Product,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        # A page stores the entries of the rows it read; one deleted meanwhile must not fail it.
+        db_constraint=False,
+    )
+    row_version = models.CharField(max_length=64)
+    generation = models.BigIntegerField()
+    base = models.CharField(max_length=200)
+    body = models.TextField()
+
+    def __str__(self) -> str:
+        return f"list entry of product {self.product_id}"
+
+
+class ListEntryGeneration(models.Model):
+    """The generation of the stored list entries (one row, id 1, made by the first bump): a
+    change of what entries show beside the product's own row (a category, a brand, an image)
+    moves it on, which leaves every stored entry unread (services.list_entries)."""
+
+    value = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"list entry generation {self.value}"

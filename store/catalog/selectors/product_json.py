@@ -17,19 +17,29 @@ would percent-encode (none the store writes): its text holds pg_json.UNWRITTEN_U
 
 The entry's SQL is compiled once per database and media base and reused as a raw column in
 each page's query (whose filters and order vary); the single read is a CompiledQuery.
+
+A list entry, once built, is stored (models.ProductListEntry, services.list_entries) and read
+from there while it is valid: the page's query itself checks that the stored entry was built
+from the product row's current version, in the current generation and for this media base,
+and builds it (as above) where not; `finish` stores what was built. Building the image,
+categories and brand of 100 entries cost about 5 ms of the page's SQL; reading 100 stored
+entries about 1 ms.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.db.models import (
+    BigIntegerField,
     Exists,
     F,
     Func,
     OuterRef,
     QuerySet,
+    Subquery,
     TextField,
     Value,
 )
@@ -64,10 +74,12 @@ from store.catalog.models import (
     Brand,
     Product,
     ProductImage,
+    ProductListEntry,
     Variant,
     VariantAttribute,
 )
 from store.catalog.selectors import products as selectors
+from store.catalog.services import list_entries
 from store.common.pagination import Page
 from store.media.models import SIZE_NAMES, MediaImage
 
@@ -362,18 +374,65 @@ def detail_fields(base: str) -> dict[str, Any]:
 
 _SUMMARY_SQL: dict[tuple[str, str], tuple[str, tuple[Any, ...]]] = {}
 
+# A built entry's text starts with STALE, then the row version and generation it was built
+# from, each followed by STALE: "\x02<row version>\x02<generation>\x02{...}" (see `_entry`).
+# A stored entry starts with "{"; no entry holds the character (to_json escapes it).
+STALE = "\x02"
+_PRODUCT_TABLE = Product._meta.db_table
+
+
+class RowVersion(Func):
+    """The version of the product row the query reads (its table named, as in every Product
+    query), which every UPDATE of the row renews, whatever it changes and however it is
+    written (a save, queryset.update(), SQL): the transaction that wrote it (xmin) and where
+    (ctid). The transaction alone does not tell two versions written by the same one apart;
+    the place does, as the older version keeps its place until that transaction ends."""
+
+    arity = 0
+    output_field = TextField()
+    template = f'("{_PRODUCT_TABLE}".xmin::text || "{_PRODUCT_TABLE}".ctid::text)'
+
+
+class Generation(Func):
+    """The stored entries' generation (ListEntryGeneration's table; 0 before the first bump)."""
+
+    arity = 0
+    output_field = BigIntegerField()
+    template = (
+        'COALESCE((SELECT "value" FROM "store_catalog_listentrygeneration" WHERE "id" = 1), 0)'
+    )
+
+
+class _Built(Func):
+    """A built entry behind its marker (STALE, row version, generation)."""
+
+    output_field = TextField()
+    template = "concat(chr(2), %(expressions)s)"
+    arg_joiner = ", chr(2), "
+
+
+def _entry(base: str) -> Coalesce:
+    """The list entry of a Product row: the stored one while it is valid (built from this
+    version of the row, in this generation, for this media base), else built here behind its
+    marker, so that the caller stores it (`finish`). PostgreSQL's COALESCE evaluates the build
+    only where no valid entry is stored."""
+    stored = ProductListEntry.objects.filter(
+        product_id=OuterRef("pk"),
+        row_version=RowVersion(),
+        generation=Generation(),
+        base=TextConstant(base),
+    ).values("body")
+    built = RendererText(CompactObject(**summary_fields(base)))
+    return Coalesce(Subquery(stored), _Built(RowVersion(), Generation(), built))
+
 
 def _summary_column(alias: str, base: str) -> RawSQL:
-    """The list entry as a raw column of a Product query, its SQL compiled once per database
-    and media base (it refers to the product table by its name, as any Product query does)."""
+    """The list entry (`_entry`) as a raw column of a Product query, its SQL compiled once per
+    database and media base (it refers to the product table by its name, as any Product query
+    does)."""
     compiled = _SUMMARY_SQL.get((alias, base))
     if compiled is None:
-        query = (
-            Product.objects.using(alias)
-            .annotate(entry=RendererText(CompactObject(**summary_fields(base))))
-            .values_list("entry")
-            .query
-        )
+        query = Product.objects.using(alias).annotate(entry=_entry(base)).values_list("entry").query
         compiler = query.get_compiler(alias)
         sql, params = compiler.compile(query.annotations["entry"])
         compiled = _SUMMARY_SQL[(alias, base)] = (sql, tuple(params))
@@ -381,12 +440,33 @@ def _summary_column(alias: str, base: str) -> RawSQL:
     return RawSQL(compiled[0], compiled[1], output_field=TextField())  # noqa: S611
 
 
-def with_entries(queryset: QuerySet[Product]) -> QuerySet[Product, tuple[int, str]]:
-    """`queryset` (of products) as (id, entry JSON text) rows."""
+def _base() -> str:
     base = media_base()
     if base is None:
         raise RuntimeError("product entries need media URLs the database can write")
-    return queryset.annotate(entry=_summary_column(queryset.db, base)).values_list("pk", "entry")
+    return base
+
+
+def with_entries(queryset: QuerySet[Product]) -> QuerySet[Product, tuple[int, str]]:
+    """`queryset` (of products) as (id, entry text) rows, an entry built by the query behind
+    its marker: the rows go through `finish`."""
+    return queryset.annotate(entry=_summary_column(queryset.db, _base())).values_list("pk", "entry")
+
+
+def finish(rows: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
+    """`rows` of `with_entries` as (id, entry JSON text); the entries the query built are
+    stored (services.list_entries), with the row version and generation they were built
+    from."""
+    out: list[tuple[int, str]] = []
+    built: dict[int, tuple[str, int, str]] = {}
+    for pk, text in rows:
+        if text[0] == STALE:
+            version, generation, text = text[1:].split(STALE, 2)
+            built[pk] = (version, int(generation), text)
+        out.append((pk, text))
+    if built:
+        list_entries.store(built, _base())
+    return out
 
 
 def entry_page(args: dict[str, Any]) -> Page:
@@ -405,9 +485,9 @@ def entry_page(args: dict[str, Any]) -> Page:
     end = min(start + per_page, total)
     if start > total - end:  # the back half: read from the other end (product_page)
         rows = with_entries(selectors.ordered(queryset, args, reverse=True))
-        items = list(rows[total - end : total - start])[::-1]
+        items = finish(rows[total - end : total - start])[::-1]
     else:
-        items = list(with_entries(selectors.ordered(queryset, args))[start:end])
+        items = finish(with_entries(selectors.ordered(queryset, args))[start:end])
     return Page(items=items, page=page, per_page=per_page, total=total)
 
 
@@ -418,7 +498,7 @@ def entries_in_order(ids: list[int], *, active_only: bool = True) -> list[tuple[
     queryset = Product.objects.filter(pk__in=ids)
     if active_only:
         queryset = queryset.filter(status=ProductStatus.ACTIVE)
-    found = dict(with_entries(queryset.order_by()))
+    found = dict(finish(with_entries(queryset.order_by())))
     return [(pk, found[pk]) for pk in ids if pk in found]
 
 

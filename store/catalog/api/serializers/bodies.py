@@ -99,8 +99,9 @@ def list_content(args: dict, *, cacheable: bool) -> bytes:
     A cached page is its ids, each product's token when it was built, its meta and its
     answer, and beside them its entries (read only to rebuild it). Cold, a page costs the
     tokens (one round trip, a second to write those made), the COUNT and the page's entries
-    (two queries), the products' tokens (one round trip) and the writes of the page and of
-    the products' tokens made."""
+    (two queries; a third stores the entries the page had to build: product_json.finish),
+    the products' tokens (one round trip) and the writes of the page and of the products'
+    tokens made."""
     page_key = None
     if cacheable:
         page_key = catalog_cache.page_key("products", args, catalog_cache.list_dimensions(args))
