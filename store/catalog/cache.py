@@ -133,8 +133,9 @@ def read_tokens(
     listed: bool = False,
 ) -> Tokens | None:
     """The current tokens of the general version and dimensions `names` and of the products
-    `product_ids`, in one round trip; the missing ones are made and, with `write`, written in a
-    second (before the caller reads the database: see the module's docstring). Without `write`
+    `product_ids`, in one round trip; with `write`, the missing ones are made and written in
+    the same one (common.cache.get_or_set_many: before the caller reads the database, see the
+    module's docstring; two readers that both miss share the first one's token). Without `write`
     the caller writes them itself, with its entries (a list page whose products are known only
     once read). None: caching is off.
 
@@ -149,9 +150,17 @@ def read_tokens(
     version_keys = {_version_key(name): name for name in names}
     product_keys = {} if listed else {_product_key(pk): pk for pk in product_ids}
     keys = [*version_keys, *product_keys]
-    found = cache.get_many(keys) if keys else {}
-    made = {key: _new_token() for key in keys if key not in found}
-    found.update(made)
+    if keys and write:  # read, and the missing made and written, in one round trip
+        candidates = {key: _new_token() for key in keys}
+        found = common_cache.get_or_set_many(caches["default"], candidates, _lifetime() or 0)
+        made = {key: token for key, token in candidates.items() if found.get(key) == token}
+        # An unreachable Redis answers nothing: fresh tokens, which nothing is cached under.
+        made.update({key: token for key, token in candidates.items() if key not in found})
+        found = {**candidates, **found}
+    else:
+        found = cache.get_many(keys) if keys else {}
+        made = {key: _new_token() for key in keys if key not in found}
+        found.update(made)
     products = {pk: found[key] for key, pk in product_keys.items()}
     if listed:
         ids = list(product_ids)
@@ -161,8 +170,6 @@ def read_tokens(
         # An unreachable Redis answers no tokens: fresh ones, which nothing is cached under.
         listed_tokens = listed_tokens or [f"{_new_token()}.{n}" for n in range(len(ids))]
         products = dict(zip(ids, listed_tokens, strict=True))
-    if made and write:
-        cache.set_many(made, _lifetime())
     return Tokens(
         versions={name: found[key] for key, name in version_keys.items()},
         products=products,
@@ -248,7 +255,10 @@ def set_many(entries: dict, tokens_: Tokens | None = None) -> None:
         return
     if tokens_ is not None and not tokens_.written:
         entries = {**tokens_.made, **entries}
-    if entries:
+    if len(entries) == 1:  # one SET ... EX, not a MULTI of MSET and EXPIRE
+        ((key, value),) = entries.items()
+        cache.set(key, value, settings.STORE_CATALOG_CACHE_SECONDS)
+    elif entries:
         cache.set_many(entries, settings.STORE_CATALOG_CACHE_SECONDS)
 
 

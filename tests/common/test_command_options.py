@@ -49,6 +49,7 @@ ORDERS = {
     "rebuild_account_balances": [["-v", "0"]],
     "rebuild_crm_rollups": [["-v", "0"]],
     "rebuild_stock_rollups": [["-v", "0"]],
+    "rebuild_list_entries": [["--batch", "100", "-v", "0"], ["-v", "0", "--batch", "100"]],
     "record_api_examples": [
         ["--only", "portal", "store", "--operation", "a", "-v", "0"],
         ["-v", "0", "--operation", "a", "--only", "portal", "store"],

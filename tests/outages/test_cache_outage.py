@@ -148,6 +148,35 @@ def test_hash_tokens_are_made_once_and_answer_nothing_while_redis_is_out(redis_c
     assert elapsed() < settings.CACHE_SOCKET_TIMEOUT * 3
 
 
+def test_get_or_set_many_reads_and_fills_in_one_call_and_answers_nothing_while_out(redis_cache):
+    """The catalog's single-read tokens: read, and the missing set, by one script call."""
+    backend = caches["default"]
+    cache.set("a", "kept")
+    assert common_cache.get_or_set_many(backend, {"a": "new-a", "b": 7}, 60) == {
+        "a": "kept",
+        "b": 7,
+    }
+    assert cache.get("b") == 7  # set, with Django's serialization (ints stay ints)
+    client = backend._cache.get_client(None)
+    assert 0 < client.ttl(backend.make_and_validate_key("b")) <= 60
+    assert common_cache.get_or_set_many(backend, {"b": 8}, 60) == {"b": 7}
+    redis_cache.freeze()
+    with timed() as elapsed:
+        assert common_cache.get_or_set_many(backend, {"c": "x"}, 60) == {}
+    assert elapsed() < settings.CACHE_SOCKET_TIMEOUT * 3
+
+
+def test_get_or_set_many_without_redis_reads_and_writes_the_backend(settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    backend = caches["default"]
+    backend.set("a", "kept")
+    assert common_cache.get_or_set_many(backend, {"a": "new", "b": "made"}, 60) == {
+        "a": "kept",
+        "b": "made",
+    }
+    assert backend.get("b") == "made"
+
+
 def quick_breaker(server, seconds: float):
     """The cache at `server`, skipped for only `seconds` after a failure."""
     caches = redis_cache_settings(server.url)
