@@ -26,7 +26,9 @@ import json
 import os
 import shutil
 import socket
+import sys
 import threading
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -86,6 +88,16 @@ class _ClosableServer(ThreadedWSGIServer):
     a child process of the browser outlives `quit()` (seen on a loaded machine)."""
 
     open_connections: ClassVar[set[socket.socket]] = set()
+    # The threads serving a connection of this server (not those of other servers a test of
+    # the same worker started and whose clients keep their connections alive).
+    serving: ClassVar[set[threading.Thread]] = set()
+
+    def process_request_thread(self, request, client_address):
+        self.serving.add(threading.current_thread())
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.serving.discard(threading.current_thread())
 
     def process_request(self, request, client_address):
         self.open_connections.add(request)
@@ -108,11 +120,17 @@ LiveServerThread.server_class = _ClosableServer
 
 def _serving_threads() -> list[threading.Thread]:
     """The live server's threads still serving a connection (one per connection)."""
-    return [
-        thread
-        for thread in threading.enumerate()
-        if thread.name.endswith("(process_request_thread)") and thread.is_alive()
-    ]
+    return [thread for thread in list(_ClosableServer.serving) if thread.is_alive()]
+
+
+def _serving_stacks() -> str:
+    """Where each thread still serving stands (the failure's explanation)."""
+    frames = sys._current_frames()
+    return "\n".join(
+        f"{thread.name}:\n{''.join(traceback.format_stack(frames[thread.ident]))}"
+        for thread in _serving_threads()
+        if thread.ident in frames
+    )
 
 
 @pytest.fixture(scope="session")
@@ -171,6 +189,7 @@ def _chromium(tmp_path_factory, live_server):
             lambda: not _serving_threads(),
             timeout=WAIT_SECONDS,
             what="the live server's connections to close after Chromium quit",
+            details=_serving_stacks,
         )
 
 

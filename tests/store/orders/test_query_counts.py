@@ -114,10 +114,11 @@ def test_the_cached_total_costs_one_cache_round_trip(manager_client, cache_calls
 # What a staff status move costs, in statements (the request's: its authentication, the
 # transaction's savepoint in tests, the move, and the answer's reads after the commit). The
 # ceilings hold whatever the number of lines: no statement per line or per product.
-CANCEL_STATEMENTS = 16  # 2 auth; the order locked with the reports' watermark; UPDATE,
-# history, audit, 2 outbox rows (and the release's dedupe lookup), the coupons' listener;
-# after the commit the answer's items, payments, shipments, history; the savepoint pair
-REOPEN_STATEMENTS = 22  # as a cancel but one outbox row, then the items with their products,
+CANCEL_STATEMENTS = 15  # 2 auth; the order locked with the reports' watermark; UPDATE,
+# history, audit, 2 outbox rows (and the release's dedupe lookup); after the commit the
+# answer's items, payments, shipments, history; the savepoint pair (an order the checkout did
+# not place has no coupon uses: no lookup of its checkout)
+REOPEN_STATEMENTS = 21  # as a cancel but one outbox row, then the items with their products,
 # the products locked (one SELECT ... FOR UPDATE in id order), the levels, one UPDATE of the
 # levels, one INSERT of the ledger rows, the stock fields (4); no read of the ledger (the
 # released order holds nothing), no savepoint of its own, no read back of the items
