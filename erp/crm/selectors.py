@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.db.models import (
     Count,
@@ -488,10 +488,11 @@ def _compute_ranking(currency: str) -> RfmRanking:
 def rfm_ranking(currency: str) -> RfmRanking:
     """`currency`'s ranking, from the cache while the rollup's rows of that currency are
     unchanged (erp.crm.rfm_cache), else computed."""
-    return rfm_cache.cached(currency, lambda: _compute_ranking(currency))
+    ranking: RfmRanking = rfm_cache.cached(currency, lambda: _compute_ranking(currency))
+    return ranking
 
 
-def _scores(row: dict, ranking: RfmRanking) -> dict[str, int]:
+def _scores(row: dict[str, Any], ranking: RfmRanking) -> dict[str, int]:
     return {
         score: 1
         + sum(bound is not None and row[column] >= bound for bound in ranking.bounds[score])
@@ -499,7 +500,7 @@ def _scores(row: dict, ranking: RfmRanking) -> dict[str, int]:
     }
 
 
-def _score_between(score: str, bounds: dict[str, tuple], low: int, high: int) -> Q:
+def _score_between(score: str, bounds: dict[str, tuple[Any, ...]], low: int, high: int) -> Q:
     """The rows whose `score` is from `low` to `high` (`bounds`: RfmRanking.bounds)."""
     column, steps = RFM_COLUMNS[score], bounds[score]
     q = Q()
@@ -511,8 +512,8 @@ def _score_between(score: str, bounds: dict[str, tuple], low: int, high: int) ->
     return q
 
 
-def _label_q(label: str, bounds: dict[str, tuple]) -> Q:
-    (r_low, r_high), (f_low, f_high) = RFM_GRID[label]
+def _label_q(label: str, bounds: dict[str, tuple[Any, ...]]) -> Q:
+    (r_low, r_high), (f_low, f_high) = RFM_GRID[RfmLabel(label)]
     return _score_between("recency", bounds, r_low, r_high) & _score_between(
         "frequency", bounds, f_low, f_high
     )
@@ -521,7 +522,7 @@ def _label_q(label: str, bounds: dict[str, tuple]) -> Q:
 RFM_ORDERINGS = ("monetary", "-monetary", "frequency", "-frequency", "recency", "-recency")
 
 
-def rfm_page(query: dict, *, currency: str) -> Page:
+def rfm_page(query: dict[str, Any], *, currency: str) -> Page:
     """A page of customers' RFM figures and scores: the currency's ranking (the cache, else
     one query), the page's rows in the column's order (an index of the rollup: LIMIT
     and OFFSET, without ranking the others) and the page's customers."""

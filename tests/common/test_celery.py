@@ -53,7 +53,8 @@ def test_a_worker_keeps_its_database_connection_between_tasks_as_the_web_does():
     _close_old_connections(sender=ping, task=ping)
     assert connection.connection is None
     task_ran()
-    assert connection.connection is not None and connection.connection is not kept
+    assert connection.connection is not None
+    assert connection.connection is not kept
 
     renewed = connection.connection
     connection.close_at = 0  # older than CONN_MAX_AGE
@@ -70,7 +71,7 @@ def test_an_eager_task_leaves_the_callers_connection_alone(monkeypatch):
     monkeypatch.setattr(db, "close_old_connections", lambda: closed.append(True))
 
     class Eager:
-        class request:  # noqa: N801 - Celery's attribute name
+        class request:  # Celery's attribute name
             is_eager = True
 
     _close_old_connections(sender=Eager, task=Eager)
