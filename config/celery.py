@@ -57,9 +57,11 @@ def _close_old_connections(sender=None, task=None, **_kwargs) -> None:
     task = task or sender
     if task is not None and getattr(task.request, "is_eager", False):
         return  # an eager task runs inside the caller's request or transaction
-    from django.db import close_old_connections
+    from django.db import connections
 
-    close_old_connections()
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:  # a transaction around the task (a test's) stays
+            connection.close_if_unusable_or_obsolete()
 
 
 signals.task_prerun.connect(_close_old_connections, weak=False, dispatch_uid="db_prerun")

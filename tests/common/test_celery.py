@@ -62,13 +62,15 @@ def test_a_worker_keeps_its_database_connection_between_tasks_as_the_web_does():
     assert connection.connection is not renewed
 
 
-def test_an_eager_task_leaves_the_callers_connection_alone(monkeypatch):
-    from django import db
+@pytest.mark.django_db(transaction=True)
+def test_an_eager_task_or_a_transaction_around_a_task_keeps_the_connection(monkeypatch):
+    from django.db import connection, transaction
 
     from config.celery import _close_old_connections
 
     closed = []
-    monkeypatch.setattr(db, "close_old_connections", lambda: closed.append(True))
+    connection.ensure_connection()
+    monkeypatch.setattr(connection, "close_if_unusable_or_obsolete", lambda: closed.append(1))
 
     class Eager:
         class request:  # Celery's attribute name
@@ -76,5 +78,8 @@ def test_an_eager_task_leaves_the_callers_connection_alone(monkeypatch):
 
     _close_old_connections(sender=Eager, task=Eager)
     assert closed == []
+    with transaction.atomic():
+        _close_old_connections(sender=ping, task=ping)
+    assert closed == []
     _close_old_connections(sender=ping, task=ping)
-    assert closed == [True]
+    assert closed == [1]
