@@ -344,7 +344,7 @@ def check_customer_totals() -> None:
     assert spent == sorted(spent, reverse=True)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(operations=st.lists(OPERATION, min_size=1, max_size=14))
 def test_the_rollups_are_a_recount_and_the_reports_do_not_depend_on_them(world, operations):
     clock = [time_machine.travel(datetime(2026, 3, 1, 9, 0, tzinfo=UTC), tick=False)]
