@@ -56,9 +56,21 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     variant_rows: list[Variant] = []
     product_rows: list[Product] = []
     low = _LowStock()
-    for row in Variant.objects.filter(product_id__in=ids).values(
-        *fields, "product_id", "enabled", "sku", "title"
-    ):
+    products = list(
+        Product.objects.filter(pk__in=ids).values(
+            *fields, "type", "status", "sku", "title", "low_stock_threshold"
+        )
+    )
+    # Only variable products have variants: a refresh of simple ones reads no variant.
+    variable = [row["pk"] for row in products if row["type"] == ProductType.VARIABLE]
+    variant_rows_read = (
+        Variant.objects.filter(product_id__in=variable).values(
+            *fields, "product_id", "enabled", "sku", "title"
+        )
+        if variable
+        else []
+    )
+    for row in variant_rows_read:
         quantity = totals.get((row["product_id"], row["pk"]), 0)
         if row["enabled"]:
             low.note(row, quantity, product_id=row["product_id"], variant_id=row["pk"])
@@ -76,9 +88,7 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             variants_of[row["product_id"]].append(
                 (row["track_inventory"], row["allow_backorders"], quantity, status)
             )
-    for row in Product.objects.filter(pk__in=ids).values(
-        *fields, "type", "status", "sku", "title", "low_stock_threshold"
-    ):
+    for row in products:
         low.products[row["pk"]] = row
         quantity = totals.get((row["pk"], None), 0)
         if row["type"] == ProductType.SIMPLE:
