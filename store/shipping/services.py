@@ -157,8 +157,11 @@ def zone_update(*, zone_id: int, fields: dict) -> ShippingZone:
 @transaction.atomic
 def zone_delete(*, zone_id: int) -> None:
     """The zone goes with its regions and methods (carts that chose one of them choose
-    again)."""
-    _zone_for_update(zone_id).delete()
+    again). Locks the zone, then its methods in id order: a method's deletion takes the same
+    locks in the same order (method_delete), so the two never wait on each other."""
+    zone = _zone_for_update(zone_id)
+    list(ShippingMethod.objects.select_for_update().filter(zone=zone).order_by("pk").values("pk"))
+    zone.delete()
     _changed()
 
 
@@ -248,7 +251,11 @@ def method_update(*, method_id: int, fields: dict) -> ShippingMethod:
 
 @transaction.atomic
 def method_delete(*, method_id: int) -> None:
-    """Carts that chose it fall back to the first available method."""
+    """Carts that chose it fall back to the first available method. Its zone is locked first,
+    as a zone's deletion locks it (zone_delete): one lock order for both."""
+    zone_id = ShippingMethod.objects.filter(pk=method_id).values_list("zone_id", flat=True).first()
+    if zone_id is not None:
+        ShippingZone.objects.select_for_update().filter(pk=zone_id).values("pk").first()
     method = ShippingMethod.objects.select_for_update().filter(pk=method_id).first()
     if method is None:
         selectors.method_get(method_id)

@@ -342,3 +342,34 @@ def test_reading_zones_twice_costs_no_query(zones, django_assert_num_queries):
     selectors.zones()
     with django_assert_num_queries(0):
         assert len(selectors.zones()) == 2
+
+
+# --- Deletions take their locks in one order ---------------------------------------------------
+
+
+def _locks(captured) -> list[str]:
+    return [
+        "zone" if "store_shipping_shippingzone" in sql.split("FROM", 1)[-1][:60] else "method"
+        for sql in (q["sql"] for q in captured)
+        if sql.rstrip().endswith("FOR UPDATE") and "store_shipping_shipping" in sql
+    ]
+
+
+@pytest.mark.postgresql_only
+def test_a_method_deletion_locks_its_zone_first_as_a_zone_deletion_does():
+    """A zone's deletion and one of its methods' ran concurrently into a deadlock (each holding
+    what the other's cascade needed): both now lock the zone, then the method(s)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from store.shipping import services
+
+    zone = make_zone("Locks")
+    first, second = make_method(zone), make_method(zone)
+    with CaptureQueriesContext(connection) as captured:
+        services.method_delete(method_id=first.pk)
+    assert _locks(captured) == ["zone", "method"]
+    with CaptureQueriesContext(connection) as captured:
+        services.zone_delete(zone_id=zone.pk)
+    assert _locks(captured) == ["zone", "method"]
+    assert not type(second).objects.filter(pk=second.pk).exists()
