@@ -42,6 +42,7 @@ def test_a_worker_keeps_its_database_connection_between_tasks_as_the_web_does():
         _close_old_connections(sender=ping, task=ping)
 
     fixup = DjangoWorkerFixup(app)
+    connection.close()  # a fresh one: the worker's may be older than CONN_MAX_AGE by now
     connection.ensure_connection()
     kept = connection.connection
     for _ in range(3):
