@@ -133,6 +133,7 @@ def enqueue(
     kwargs: dict | None = None,
     countdown: float | None = None,
     dedupe_key: str = "",
+    fresh: bool = False,
     here: bool = False,
 ) -> None:
     """Send the task `task` once the current transaction commits (at once outside one).
@@ -143,6 +144,10 @@ def enqueue(
     another. The joined row stays locked until this transaction ends, and publishers skip
     locked rows, so it is published by this transaction's commit, after what it wrote is
     visible. Nothing here waits on a lock: a row another transaction holds is not joined.
+    `fresh` (with a dedupe key): the caller knows no row with that key waits (it holds a lock
+    every such enqueue takes and found no work pending), so nothing is looked up and the row
+    is written as sent, like one without a key; it keeps its key, so that should its publish
+    fail and the row wait again, later enqueues join it.
 
     `here` (a worker's next step, e.g. delivering the e-mail a task has just recorded): the
     task runs in this process once the commit is done instead of going through the broker,
@@ -158,7 +163,7 @@ def enqueue(
     due = now + timedelta(seconds=countdown) if countdown else now
     with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own
         message = None
-        if dedupe_key:
+        if dedupe_key and not fresh:
             message = (
                 OutboxMessage.objects.select_for_update(skip_locked=True)
                 .filter(task=task, dedupe_key=dedupe_key, sent_at__isnull=True)
@@ -167,7 +172,7 @@ def enqueue(
                 .first()
             )
         if message is None:
-            direct = not dedupe_key and _direct()
+            direct = (fresh or not dedupe_key) and _direct()
             here = here and direct and not countdown
             message = OutboxMessage.objects.create(
                 task=task,

@@ -570,6 +570,30 @@ def test_with_a_broker_a_new_row_is_written_as_sent_and_its_publish_costs_no_sta
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_fresh_row_with_a_dedupe_key_is_written_as_sent_and_joined_only_once_it_waits():
+    with (
+        broker_up() as publish,
+        CaptureQueriesContext(connection) as queries,
+        transaction.atomic(),
+    ):
+        outbox.enqueue(PING, kwargs={"n": 1}, dedupe_key="ping:9", fresh=True)
+    sqls = [q["sql"].upper() for q in queries.captured_queries]
+    assert not [sql for sql in sqls if sql.startswith("SELECT")]  # no lookup of a row to join
+    assert _after_commit(queries) == []  # published from memory
+    assert publish.call_count == 1
+    row = OutboxMessage.objects.get()
+    assert (row.dedupe_key, row.sent_at is not None) == ("ping:9", True)
+    # Its publish refused, it waits again with its key: a later enqueue joins it.
+    with broker_down(), transaction.atomic():
+        outbox.enqueue(PING, dedupe_key="ping:8", fresh=True)
+    waiting = OutboxMessage.objects.get(dedupe_key="ping:8")
+    assert waiting.sent_at is None
+    with broker_down(), transaction.atomic():
+        outbox.enqueue(PING, dedupe_key="ping:8")
+    assert OutboxMessage.objects.filter(dedupe_key="ping:8").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_row_written_as_sent_in_a_savepoint_that_rolled_back_is_not_published():
     with broker_up() as publish:
         kept_dropped_after()

@@ -334,8 +334,10 @@ def _status_move(order: Order, status: str, *, note: str, actor: Any, source: st
         fields.append("completed_at")
     releasing = holds_stock(old) and not holds_stock(status)
     reopening = holds_stock(status) and not holds_stock(old)
+    flagged = []
     if releasing:  # the release's flag goes with the status (schedule_release, below)
-        fields += flag_release(order)
+        flagged = flag_release(order)
+        fields += flagged
     if reopening:  # so does the revision of the stock taken below
         fields += revise(order)
     order.save(update_fields=fields)
@@ -361,7 +363,7 @@ def _status_move(order: Order, status: str, *, note: str, actor: Any, source: st
         )
     elif releasing:
         order_released.send(sender=Order, order=order)
-        schedule_release(order)
+        schedule_release(order, fresh=bool(flagged))
 
 
 def _simple_move(

@@ -215,8 +215,12 @@ def release_stock(order: Order, *, reason: str, actor: Any = None, everything: b
     return count
 
 
-def _enqueue_release(order_id: int) -> None:
-    outbox.enqueue(RELEASE_TASK, args=(order_id,), dedupe_key=f"{RELEASE_TASK}:{order_id}")
+def _enqueue_release(order_id: int, *, fresh: bool = False) -> None:
+    """The release task once this commits; `fresh`: no release of the order is pending
+    (outbox.enqueue: no waiting row to look up and join)."""
+    outbox.enqueue(
+        RELEASE_TASK, args=(order_id,), dedupe_key=f"{RELEASE_TASK}:{order_id}", fresh=fresh
+    )
 
 
 def flag_release(order: Order) -> list[str]:
@@ -228,12 +232,18 @@ def flag_release(order: Order) -> list[str]:
     return ["stock_release_pending"]
 
 
-def schedule_release(order: Order) -> None:
+def schedule_release(order: Order, *, fresh: bool = False) -> None:
     """Record that the order owes stock back and enqueue the worker once this commits (the
-    flag is written here unless the caller saved it already: flag_release)."""
+    flag is written here unless the caller saved it already: flag_release).
+
+    `fresh`: the caller raised the flag itself in this transaction. A flag that was down on
+    the locked order means no release was pending, so there is no waiting task to join: the
+    task is sent straight at commit. (A release is idempotent: a second one gives nothing
+    more back.)"""
     if flag_release(order):
         Order.objects.filter(pk=order.pk).update(stock_release_pending=True)
-    _enqueue_release(order.pk)
+        fresh = True
+    _enqueue_release(order.pk, fresh=fresh)
 
 
 def release_reason(order: Order) -> str:

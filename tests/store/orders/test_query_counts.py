@@ -114,8 +114,9 @@ def test_the_cached_total_costs_one_cache_round_trip(manager_client, cache_calls
 # What a staff status move costs, in statements (the request's: its authentication, the
 # transaction's savepoint in tests, the move, and the answer's reads after the commit). The
 # ceilings hold whatever the number of lines: no statement per line or per product.
-CANCEL_STATEMENTS = 15  # 2 auth; the order locked with the reports' watermark; UPDATE,
-# history, audit, 2 outbox rows (and the release's dedupe lookup); after the commit the
+CANCEL_STATEMENTS = 14  # 2 auth; the order locked with the reports' watermark; UPDATE,
+# history, audit, 2 outbox rows (no dedupe lookup for the release: no release was pending,
+# so it has no waiting row to join); after the commit the
 # answer's items, payments, shipments, history; the savepoint pair (an order the checkout did
 # not place has no coupon uses: no lookup of its checkout)
 REOPEN_STATEMENTS = 20  # as a cancel but one outbox row, then the items with their products,
