@@ -8,10 +8,10 @@ from datetime import timedelta
 from celery import shared_task
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import OperationalError
 from django.utils import timezone
 
-from common import idempotency, outbox
+from common import idempotency, markers, outbox
 from common.models import DoneMarker, WorkerHeartbeat
 
 logger = logging.getLogger(__name__)
@@ -39,10 +39,7 @@ def send_email(*, message_id: str, to: list[str], subject: str, body: str, html:
     """Send one message once: a redelivered or republished task finds the marker (a database
     row, written before sending) and does nothing; a failed send removes it for the retry."""
     marker = f"email-sent:{message_id}"
-    try:
-        with transaction.atomic():
-            DoneMarker.objects.create(key=marker)
-    except IntegrityError:
+    if not markers.mark_done(marker):
         logger.info("e-mail %s already sent; skipping redelivery", message_id)
         return
     message = EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, to)
@@ -51,7 +48,7 @@ def send_email(*, message_id: str, to: list[str], subject: str, body: str, html:
     try:
         message.send()
     except Exception:
-        DoneMarker.objects.filter(key=marker).delete()
+        markers.unmark(marker)
         raise
 
 

@@ -23,13 +23,12 @@ import logging
 import smtplib
 
 from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from common import outbox
+from common import markers, outbox
 from common.errors import NotFound
-from common.models import DoneMarker
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, rule_broken
 from store.customers.models import Customer
@@ -245,7 +244,7 @@ def _context(email_type: EmailType, *, order_id: int | None, config: dict) -> di
 
 def _payment_due_at(order: Order):
     """The deadline of an unpaid checkout's order (the checkout keeps it), or None."""
-    checkout = getattr(order, "checkout", None)
+    checkout = getattr(order, "checkout", None) if order.placed_by_checkout else None
     return getattr(checkout, "payment_due_at", None)
 
 
@@ -388,10 +387,7 @@ def order_status_email_send(*, change_id: int) -> SentEmail | None:
     email_type = types.BY_STATUS.get(change["to_value"]) if change else None
     if email_type is None:
         return None
-    try:
-        with transaction.atomic():
-            DoneMarker.objects.create(key=f"store-status-email:{change_id}")
-    except IntegrityError:
+    if not markers.mark_done(f"store-status-email:{change_id}"):
         logger.info("status e-mail of change %s already recorded; skipping", change_id)
         return None
     config = store_settings.get_all()
@@ -522,10 +518,7 @@ def email_deliver(
     sending, and does nothing); answers whether it was sent now. A failure marks the row
     failed with the error and is raised again (the task retries transient ones)."""
     marker = f"store-email:{email_id}"
-    try:
-        with transaction.atomic():
-            DoneMarker.objects.create(key=marker)
-    except IntegrityError:
+    if not markers.mark_done(marker):
         logger.info("store e-mail %s already sent; skipping redelivery", email_id)
         return False
     message = EmailMultiAlternatives(subject, text, sender, [to])
@@ -533,7 +526,7 @@ def email_deliver(
     try:
         message.send()
     except Exception as exc:
-        DoneMarker.objects.filter(key=marker).delete()
+        markers.unmark(marker)
         SentEmail.objects.filter(pk=email_id).exclude(status=EmailStatus.SENT).update(
             status=EmailStatus.FAILED,
             error=f"{exc.__class__.__name__}: {exc}"[:500],

@@ -135,6 +135,12 @@ class Order(models.Model):
     def __str__(self) -> str:
         return self.order_number or f"Order {self.pk}"
 
+    @property
+    def placed_by_checkout(self) -> bool:
+        """Whether a checkout placed the order: only the checkout places orders with its
+        source, so an order of another source has no checkout to look up."""
+        return self.source == OrderSource.CHECKOUT
+
 
 class OrderItem(models.Model):
     """A line: what was bought, with snapshots of title, SKU and price at the time."""

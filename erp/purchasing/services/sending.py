@@ -8,12 +8,11 @@ import logging
 import smtplib
 
 from django.core.mail import EmailMessage
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from common import outbox
-from common.models import DoneMarker
+from common import markers, outbox
 from erp.purchasing import documents, selectors
 from erp.purchasing.choices import CANCELLABLE, SENDABLE, EmailStatus, OrderStatus
 from erp.purchasing.models import PurchaseOrder, PurchaseOrderEmail
@@ -81,10 +80,7 @@ def purchase_order_email_deliver(*, email_id: int) -> bool:
     if row is None or row.status == EmailStatus.SENT:
         return False
     marker = f"erp-po-email:{email_id}"
-    try:
-        with transaction.atomic():
-            DoneMarker.objects.create(key=marker)
-    except IntegrityError:
+    if not markers.mark_done(marker):
         logger.info("purchase order e-mail %s already sent; skipping redelivery", email_id)
         return False
     order = selectors.order_get(row.order_id)
@@ -98,7 +94,7 @@ def purchase_order_email_deliver(*, email_id: int) -> bool:
     try:
         message.send()
     except Exception as exc:
-        DoneMarker.objects.filter(key=marker).delete()
+        markers.unmark(marker)
         PurchaseOrderEmail.objects.filter(pk=email_id).exclude(status=EmailStatus.SENT).update(
             status=EmailStatus.FAILED,
             error=f"{exc.__class__.__name__}: {exc}"[:500],

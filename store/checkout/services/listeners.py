@@ -15,15 +15,13 @@ from store.cart.signals import cart_merging
 from store.checkout.models import EDITABLE, Checkout, CheckoutStatus
 from store.checkout.services import holds
 from store.coupons import services as coupon_services
-from store.orders.choices import OrderSource
 from store.orders.models import Order
 from store.orders.signals import order_released, order_reopened
 
 
 def _reference(order: Order) -> str | None:
-    """The coupon uses' reference of the checkout that placed `order` (None: no checkout did;
-    only the checkout places orders with its source, so others need no lookup)."""
-    if order.source != OrderSource.CHECKOUT:
+    """The coupon uses' reference of the checkout that placed `order` (None: no checkout did)."""
+    if not order.placed_by_checkout:
         return None
     pk = Checkout.objects.filter(order_id=order.pk).values_list("pk", flat=True).first()
     return f"checkout:{pk}" if pk is not None else None
