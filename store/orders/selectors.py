@@ -14,7 +14,6 @@ from django.db.models import (
     Count,
     F,
     JSONField,
-    Prefetch,
     Q,
     QuerySet,
     Sum,
@@ -37,7 +36,7 @@ from store.common.money import money
 from store.common.pagination import Page
 from store.customers.models import Customer
 from store.orders.choices import SALES, FulfillmentStatus, OrderStatus, PaymentStatus
-from store.orders.models import Order, OrderItem, OrderStatusChange, Shipment
+from store.orders.models import Order, OrderItem, OrderStatusChange, Payment, Shipment
 from store.reports import rollups as report_rollups
 from store.reports import selectors as report_selectors
 from store.reports.models import OrderRollup
@@ -319,55 +318,84 @@ def order_page(query: dict) -> Page:
 HISTORY_SHOWN = 100
 
 
-def _full() -> QuerySet:
-    return Order.objects.select_related("customer").prefetch_related(
-        "items",
-        "payments",
-        Prefetch("shipments", queryset=Shipment.objects.prefetch_related("items")),
+def _children(model, **related) -> CompiledQuery:
+    """An order's rows of `model` (its lines, payments, shipments) in their model's order,
+    compiled once per connection: the full order is read on every staff answer."""
+    return CompiledQuery(
+        lambda order_id: model.objects.select_related(*related).filter(order_id=order_id),
+        (-1,),
+        (-2,),
     )
+
+
+_ORDER = CompiledQuery(
+    lambda order_id: Order.objects.select_related("customer").filter(pk=order_id), (-1,), (-2,)
+)
+_ITEMS = _children(OrderItem)
+_PAYMENTS = _children(Payment)
+_SHIPMENTS = _children(Shipment)
+_HISTORY_COLUMNS = (
+    "id",
+    "field",
+    "from_value",
+    "to_value",
+    "note",
+    "source",
+    "actor__email",
+    "created_at",
+)
+_HISTORY = CompiledQuery(
+    lambda order_id: (
+        OrderStatusChange.objects.filter(order_id=order_id)
+        .order_by("-created_at", "-id")
+        .values_list(*_HISTORY_COLUMNS)[:HISTORY_SHOWN]
+    ),
+    (-1,),
+    (-2,),
+)
+
+
+def _prefetched(order: Order, name: str, rows: list) -> None:
+    """What prefetch_related() keeps for `order.<name>.all()`."""
+    order.__dict__.setdefault("_prefetched_objects_cache", {})[name] = rows
 
 
 def order_get(order_id: int) -> Order:
     """The full order (items, payments, shipments, its latest status changes as
     `recent_history`: history_rows); 404 order_not_found."""
-    order = _full().filter(pk=order_id).first()
-    if order is None:
+    found = _ORDER.instances(order_id)
+    if not found:
         raise not_found("order", order_id)
-    order.recent_history = history_rows(order.pk)
-    return order
+    return order_completed(found[0])
 
 
 def order_completed(order: Order) -> Order:
     """`order_get`'s order from an instance a service answered (its row as written, its
     customer read along): only what it lacks is read (its lines unless the service kept
     them, payments, shipments, the latest history), after the service's commit."""
-    prefetch_related_objects(
-        [order],
-        "items",
-        "payments",
-        Prefetch("shipments", queryset=Shipment.objects.prefetch_related("items")),
-    )
+    _with_children(order)
     order.recent_history = history_rows(order.pk)  # type: ignore[attr-defined]
+    return order
+
+
+def _with_children(order: Order) -> Order:
+    """The order's lines (unless kept on it already), payments and shipments (with their
+    items), as prefetch_related() would keep them."""
+    cache = getattr(order, "_prefetched_objects_cache", {})
+    if "items" not in cache:
+        _prefetched(order, "items", _ITEMS.instances(order.pk))
+    _prefetched(order, "payments", _PAYMENTS.instances(order.pk))
+    shipments = _SHIPMENTS.instances(order.pk)
+    if shipments:
+        prefetch_related_objects(shipments, "items")
+    _prefetched(order, "shipments", shipments)
     return order
 
 
 def history_rows(order_id: int) -> list[dict]:
     """The order's latest status changes (at most HISTORY_SHOWN), oldest first, as plain rows
     (id, field, from_value, to_value, note, source, actor__email, created_at)."""
-    rows = list(
-        OrderStatusChange.objects.filter(order_id=order_id)
-        .order_by("-created_at", "-id")
-        .values(
-            "id",
-            "field",
-            "from_value",
-            "to_value",
-            "note",
-            "source",
-            "actor__email",
-            "created_at",
-        )[:HISTORY_SHOWN]
-    )
+    rows = [dict(zip(_HISTORY_COLUMNS, row, strict=True)) for row in _HISTORY.rows(order_id)]
     rows.reverse()
     return rows
 
@@ -382,10 +410,11 @@ def orders_of_user(user, query: dict) -> QuerySet:
 
 def order_of_user(user, order_id: int) -> Order:
     """The account's own order; someone else's is 404 order_not_found, like a missing one."""
-    order = _full().filter(pk=order_id, customer__user=user).first()
-    if order is None:
+    order = Order.objects.select_related("customer").filter(pk=order_id, customer__user=user)
+    found = order.first()
+    if found is None:
         raise not_found("order", order_id)
-    return order
+    return _with_children(found)
 
 
 def key_matches(order: Order, key: str | None) -> bool:
@@ -410,7 +439,8 @@ def order_received_url(
 
 
 def order_received(order_id: int) -> Order | None:
-    return _full().filter(pk=order_id).first()
+    found = _ORDER.instances(order_id)
+    return _with_children(found[0]) if found else None
 
 
 #: What the stats count per group of orders (the rollups keep the same groups).
