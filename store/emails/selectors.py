@@ -7,12 +7,14 @@ from email.utils import formataddr, parseaddr
 from django.conf import settings
 from django.urls import reverse
 
+from common.compiled import CompiledQuery
 from common.links import absolute_url
 from store.common.errors import not_found
 from store.common.money import money_str
 from store.emails import types
 from store.emails.models import EmailTemplate
 from store.emails.types import EmailType
+from store.orders import selectors as order_selectors
 from store.orders.choices import OrderStatus, PaymentStatus
 from store.orders.models import Order
 from store.orders.selectors import order_received_url
@@ -82,8 +84,17 @@ def templates_by_type() -> dict[str, EmailTemplate]:
     return {row.type: row for row in EmailTemplate.objects.select_related("updated_by")}
 
 
+# Read for every e-mail sent: compiled once per connection (common.compiled).
+_TEMPLATE = CompiledQuery(
+    lambda slug: EmailTemplate.objects.select_related("updated_by").filter(type=slug),
+    ("a",),
+    ("b",),
+)
+
+
 def template_row(slug: str) -> EmailTemplate | None:
-    return EmailTemplate.objects.select_related("updated_by").filter(type=slug).first()
+    found = _TEMPLATE.instances(slug)
+    return found[0] if found else None
 
 
 def sources(email_type: EmailType, row: EmailTemplate | None) -> dict[str, str]:
@@ -116,15 +127,8 @@ def _when(value) -> str:
 
 
 def order_for_email(order_id: int) -> Order:
-    order = (
-        Order.objects.select_related("customer")
-        .prefetch_related("items")
-        .filter(pk=order_id)
-        .first()
-    )
-    if order is None:
-        raise not_found("order", order_id)
-    return order
+    """The order with its customer and lines; 404 order_not_found."""
+    return order_selectors.order_with_lines(order_id)
 
 
 def admin_url(order: Order) -> str:

@@ -28,6 +28,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from common import markers, outbox
+from common.compiled import CompiledQuery
 from common.errors import NotFound
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, rule_broken
@@ -373,18 +374,25 @@ def order_status_email(*, order: Order, old: str, new: str, source: str, change=
     return True
 
 
+# The status e-mail task's first read: compiled once per connection (common.compiled).
+_STATUS_CHANGE = CompiledQuery(
+    lambda change_id: OrderStatusChange.objects.filter(
+        pk=change_id, field=HistoryField.STATUS
+    ).values_list("order_id", "to_value"),
+    (-1,),
+    (-2,),
+)
+
+
 @transaction.atomic
 def order_status_email_send(*, change_id: int) -> SentEmail | None:
     """Render, record and enqueue the e-mail of one status change (the task's work), once: a
     redelivered task finds the marker and does nothing. The order's data are read now, with
     the status of the change; None when the change has no e-mail, the type is off now, the
     order has nobody to send it to or it is gone."""
-    change = (
-        OrderStatusChange.objects.filter(pk=change_id, field=HistoryField.STATUS)
-        .values("order_id", "to_value")
-        .first()
-    )
-    email_type = types.BY_STATUS.get(change["to_value"]) if change else None
+    found = _STATUS_CHANGE.rows(change_id)
+    order_id, to_value = found[0] if found else (None, None)
+    email_type = types.BY_STATUS.get(to_value) if found else None
     if email_type is None:
         return None
     if not markers.mark_done(f"store-status-email:{change_id}"):
@@ -392,10 +400,10 @@ def order_status_email_send(*, change_id: int) -> SentEmail | None:
         return None
     config = store_settings.get_all()
     try:
-        order = selectors.order_for_email(change["order_id"])
+        order = selectors.order_for_email(order_id)
     except NotFound:
         return None
-    order.status = change["to_value"]  # the e-mail tells of this move, whatever came after
+    order.status = to_value  # the e-mail tells of this move, whatever came after
     return order_email_send(
         email_type=email_type,
         order=order,

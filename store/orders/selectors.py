@@ -369,6 +369,16 @@ def order_get(order_id: int) -> Order:
     return order_completed(found[0])
 
 
+def order_with_lines(order_id: int) -> Order:
+    """The order with its customer and lines (what its e-mails show); 404 order_not_found."""
+    found = _ORDER.instances(order_id)
+    if not found:
+        raise not_found("order", order_id)
+    order = found[0]
+    _prefetched(order, "items", _ITEMS.instances(order.pk))
+    return order
+
+
 def order_completed(order: Order) -> Order:
     """`order_get`'s order from an instance a service answered (its row as written, its
     customer read along): only what it lacks is read (its lines unless the service kept

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from common import audit
+from common.compiled import CompiledQuery
 from store.common.accounts import logged_in
 from store.common.errors import not_found, rule_broken
 from store.orders.choices import EDITABLE, OrderSource
@@ -44,6 +45,20 @@ def order_trail(order: Order) -> audit.Tracker:
     return audit.track(order, AUDITED_FIELDS)
 
 
+def _order_lock(with_customer: bool) -> CompiledQuery:
+    def build(order_id: int):
+        queryset = rollups.with_watermark(Order.objects.select_for_update(of=("self",)))
+        if with_customer:
+            queryset = queryset.select_related("customer")
+        return queryset.filter(pk=order_id)
+
+    return CompiledQuery(build, (-1,), (-2,))
+
+
+# Every change of an order starts here: compiled once per connection (common.compiled).
+_ORDER_LOCKS = {True: _order_lock(True), False: _order_lock(False)}
+
+
 def order_for_update(order_id: int, *, with_customer: bool = False) -> Order:
     """Lock an order's row: every change of an order, its lines, payments, shipments and the
     stock it holds happens under this lock (taken before any product or stock lock). The
@@ -51,12 +66,10 @@ def order_for_update(order_id: int, *, with_customer: bool = False) -> Order:
 
     `with_customer` reads the customer along (not locked): a service whose caller answers the
     full order from the instance it returns (the status moves) needs no read of its own."""
-    queryset = rollups.with_watermark(Order.objects.select_for_update(of=("self",)))
-    if with_customer:
-        queryset = queryset.select_related("customer")
-    order: Order | None = queryset.filter(pk=order_id).first()
-    if order is None:
+    found = _ORDER_LOCKS[with_customer].instances(order_id)
+    if not found:
         raise not_found("order", order_id)
+    order = found[0]
     rollups.order_locked(order)  # what it adds to the reports before the change
     return order
 

@@ -31,6 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from common import outbox
+from common.compiled import CompiledQuery
 from store.inventory import services as inventory
 from store.inventory.choices import MovementReason
 from store.inventory.services.holds import Held
@@ -250,12 +251,19 @@ def release_reason(order: Order) -> str:
     return RELEASE_REASONS.get(order.status, MovementReason.ORDER_EDITED)
 
 
+# The worker's lock of the order it gives stock back for: compiled once per connection.
+_RELEASE_LOCK = CompiledQuery(
+    lambda order_id: Order.objects.select_for_update().filter(pk=order_id), (-1,), (-2,)
+)
+
+
 @transaction.atomic
 def order_stock_release(*, order_id: int) -> int:
     """The worker's job: give back what the order no longer needs. A gone order is a no-op."""
-    order = Order.objects.select_for_update().filter(pk=order_id).first()
-    if order is None:
+    found = _RELEASE_LOCK.instances(order_id)
+    if not found:
         return 0
+    order = found[0]
     return release_stock(order, reason=release_reason(order))
 
 
