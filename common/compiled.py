@@ -111,6 +111,40 @@ class CompiledQuery:
         return alias
 
 
+class CompiledByCount:
+    """A query over a list of ids (`pk__in=ids`), compiled once per number of ids (up to
+    `most`; more run through the ORM): `build(ids)` answers a queryset whose SQL parameters
+    are the ids and constants. The ids are given distinct (a repeated id would change the
+    number of parameters: the ORM drops it)."""
+
+    def __init__(self, build: Callable[[list], QuerySet], *, most: int = 32) -> None:
+        self.build = build
+        self.most = most
+        self._by_count: dict[int, CompiledQuery] = {}
+
+    def _query(self, count: int) -> CompiledQuery:
+        query = self._by_count.get(count)
+        if query is None:
+            sample = tuple(range(-1, -count - 1, -1))
+            other = tuple(range(-count - 1, -2 * count - 1, -1))
+            query = self._by_count[count] = CompiledQuery(
+                lambda *ids: self.build(list(ids)), sample, other
+            )
+        return query
+
+    def rows(self, ids: Sequence[int]) -> list[list]:
+        ids = list(dict.fromkeys(ids))
+        if not 0 < len(ids) <= self.most:
+            return [list(row) for row in self.build(ids)]
+        return self._query(len(ids)).rows(*ids)
+
+    def instances(self, ids: Sequence[int]) -> list[Model]:
+        ids = list(dict.fromkeys(ids))
+        if not 0 < len(ids) <= self.most:
+            return list(self.build(ids))
+        return self._query(len(ids)).instances(*ids)
+
+
 class _Instances:
     """What django.db.models.query.ModelIterable does with a row, prepared once."""
 

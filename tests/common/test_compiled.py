@@ -7,7 +7,7 @@ from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from common.compiled import CompiledQuery, instance
+from common.compiled import CompiledByCount, CompiledQuery, instance
 from tests.accounts.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -166,3 +166,35 @@ def test_model_from_row_converts_as_the_orm_does():
     assert made.date_joined == user.date_joined  # an aware datetime on SQLite too
     assert made.is_active is True
     assert made._state.adding is False
+
+
+def test_a_query_by_ids_is_compiled_per_count_and_answers_as_the_orm():
+    users = [UserFactory(email=f"n{n}@example.com", name=f"N{n}") for n in range(4)]
+    ids = [u.pk for u in users]
+    query = CompiledByCount(
+        lambda pks: User.objects.filter(pk__in=pks).order_by("pk").values_list("pk", "email"),
+        most=3,
+    )
+    assert query.rows(ids[:2]) == [[ids[0], "n0@example.com"], [ids[1], "n1@example.com"]]
+    assert query.rows([ids[2], ids[2], ids[3]]) == [  # repeated ids count once
+        [ids[2], "n2@example.com"],
+        [ids[3], "n3@example.com"],
+    ]
+    assert sorted(query._by_count) == [2]
+    assert [row[0] for row in query.rows(ids)] == ids  # more than `most`: through the ORM
+    assert query.rows([]) == []
+    assert sorted(query._by_count) == [2]
+    with CaptureQueriesContext(connection) as queries:
+        assert query.rows([ids[3], ids[0]]) == [
+            [ids[0], "n0@example.com"],
+            [ids[3], "n3@example.com"],
+        ]
+    assert len(queries.captured_queries) == 1
+
+
+def test_instances_by_ids():
+    users = [UserFactory(email=f"m{n}@example.com") for n in range(2)]
+    query = CompiledByCount(lambda pks: User.objects.filter(pk__in=pks).order_by("pk"))
+    found = query.instances([u.pk for u in users])
+    assert [u.email for u in found] == ["m0@example.com", "m1@example.com"]
+    assert query.instances([]) == []
