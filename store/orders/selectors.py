@@ -318,7 +318,7 @@ def order_page(query: dict) -> Page:
 HISTORY_SHOWN = 100
 
 
-def _children(model, **related) -> CompiledQuery:
+def _children(model, *related: str) -> CompiledQuery:
     """An order's rows of `model` (its lines, payments, shipments) in their model's order,
     compiled once per connection: the full order is read on every staff answer."""
     return CompiledQuery(
@@ -334,6 +334,17 @@ _ORDER = CompiledQuery(
 _ITEMS = _children(OrderItem)
 _PAYMENTS = _children(Payment)
 _SHIPMENTS = _children(Shipment)
+_LINES_WITH_PRODUCTS = _children(OrderItem, "product", "variant")
+
+
+def lines_with_products(order: Order) -> list[OrderItem]:
+    """The order's lines with their product and variant (whether they track stock), kept on
+    the order as its `items` (its answer shows them without reading them again)."""
+    items = _LINES_WITH_PRODUCTS.instances(order.pk)
+    _prefetched(order, "items", items)
+    return items
+
+
 _HISTORY_COLUMNS = (
     "id",
     "field",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Q, Sum
 
+from common.compiled import CompiledQuery
 from common.errors import Conflict
 from store.inventory.models import StockLevel, StockMovement
 from store.inventory.services._ledger import (
@@ -194,25 +195,33 @@ class Held:
     products: dict[int, int | None]
 
 
-def holdings(*, reference_type: str, reference_id: int | str) -> Held:
-    """What a reference holds (Held). The product of a level is the one its movements name (a
-    level's product never changes), so giving the units back needs no read to find which
-    products to lock."""
-    rows = (
+# Read by every release and by reopenings: compiled once per connection (common.compiled).
+_HOLDINGS = CompiledQuery(
+    lambda reference_type, reference_id: (
         StockMovement.objects.filter(
-            reference_type=reference_type, reference_id=str(reference_id), level__isnull=False
+            reference_type=reference_type, reference_id=reference_id, level__isnull=False
         )
         .values("reference_line", "level_id", "product_id")
         .annotate(total=Sum("quantity"))
         .order_by()
-    )
+        .values_list("reference_line", "level_id", "product_id", "total")
+    ),
+    ("sample-type", "sample-id"),
+    ("other-type", "other-id"),
+)
+
+
+def holdings(*, reference_type: str, reference_id: int | str) -> Held:
+    """What a reference holds (Held). The product of a level is the one its movements name (a
+    level's product never changes), so giving the units back needs no read to find which
+    products to lock."""
     lines: dict[int | None, dict[int, int]] = defaultdict(dict)
     units: dict[tuple[int | None, int], int] = defaultdict(int)
     products: dict[int, int | None] = {}
-    for row in rows:
-        units[(row["reference_line"], row["level_id"])] += row["total"]
-        if row["product_id"] is not None:
-            products[row["level_id"]] = row["product_id"]
+    for line, level_id, product_id, total in _HOLDINGS.rows(reference_type, str(reference_id)):
+        units[(line, level_id)] += total
+        if product_id is not None:
+            products[level_id] = product_id
     for (line, level_id), total in units.items():
         if total < 0:
             lines[line][level_id] = -total

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Sum
 
+from common.compiled import CompiledByCount
 from common.events import STORE as STORE_EVENT
 from common.events import DomainEvent, publish_many
 from store.catalog import cache as catalog_cache
@@ -30,6 +31,23 @@ class Refreshed:
     variants: dict[int, tuple[int, str]] = field(default_factory=dict)
 
 
+STOCK_COLUMNS = ("pk", "track_inventory", "allow_backorders", "stock_status", "stock_quantity")
+PRODUCT_COLUMNS = (*STOCK_COLUMNS, "type", "status", "sku", "title", "low_stock_threshold")
+# Read by every stock change: compiled once per number of products (common.compiled).
+_TOTALS = CompiledByCount(
+    lambda ids: (
+        StockLevel.objects.filter(product_id__in=ids, warehouse__is_active=True)
+        .values("product_id", "variant_id")
+        .annotate(total=Sum("quantity"))
+        .order_by()
+        .values_list("product_id", "variant_id", "total")
+    )
+)
+_PRODUCTS = CompiledByCount(
+    lambda ids: Product.objects.filter(pk__in=ids).values_list(*PRODUCT_COLUMNS)
+)
+
+
 def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     """Recompute `stock_quantity` and `stock_status` of products and their variants.
 
@@ -43,29 +61,18 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     out = Refreshed()
     if not ids:
         return out
-    totals = {
-        (row["product_id"], row["variant_id"]): row["total"]
-        for row in StockLevel.objects.filter(product_id__in=ids, warehouse__is_active=True)
-        .values("product_id", "variant_id")
-        .annotate(total=Sum("quantity"))
-        .order_by()
-    }
-    fields = ("pk", "track_inventory", "allow_backorders", "stock_status", "stock_quantity")
+    totals = {(product, variant): total for product, variant, total in _TOTALS.rows(ids)}
     variants_of: dict[int, list[tuple[bool, bool, int, str]]] = defaultdict(list)
     changed: dict[int, set[str]] = defaultdict(set)
     variant_rows: list[Variant] = []
     product_rows: list[Product] = []
     low = _LowStock()
-    products = list(
-        Product.objects.filter(pk__in=ids).values(
-            *fields, "type", "status", "sku", "title", "low_stock_threshold"
-        )
-    )
+    products = [dict(zip(PRODUCT_COLUMNS, row, strict=True)) for row in _PRODUCTS.rows(ids)]
     # Only variable products have variants: a refresh of simple ones reads no variant.
     variable = [row["pk"] for row in products if row["type"] == ProductType.VARIABLE]
     variant_rows_read = (
         Variant.objects.filter(product_id__in=variable).values(
-            *fields, "product_id", "enabled", "sku", "title"
+            *STOCK_COLUMNS, "product_id", "enabled", "sku", "title"
         )
         if variable
         else []

@@ -9,7 +9,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import Prefetch, prefetch_related_objects
 from django.utils import timezone
 
 from common import audit
@@ -23,6 +22,7 @@ from store.customers.models import Customer
 from store.customers.services import customer_for_email
 from store.inventory.choices import MovementReason
 from store.orders import events as order_events
+from store.orders import selectors
 from store.orders.choices import (
     TRANSITIONS,
     FulfillmentStatus,
@@ -303,16 +303,6 @@ def order_status_set(
     return order
 
 
-def _lines_for_stock(order: Order) -> list[OrderItem]:
-    """The order's lines with their product and variant (whether they track stock), kept on
-    the order as its `items` (the answer shows them without reading them again)."""
-    prefetch_related_objects(
-        [order],
-        Prefetch("items", queryset=OrderItem.objects.select_related("product", "variant")),
-    )
-    return list(order.items.all())
-
-
 def _status_move(order: Order, status: str, *, note: str, actor: Any, source: str) -> None:
     """The move itself, on a locked order (order_status_set, order_update).
 
@@ -357,7 +347,7 @@ def _status_move(order: Order, status: str, *, note: str, actor: Any, source: st
             order,
             reason=MovementReason.ORDER_REOPENED,
             actor=actor,
-            items=_lines_for_stock(order),
+            items=selectors.lines_with_products(order),
             holding={} if holds_nothing(order, old) else None,
             revised=True,
         )
