@@ -662,3 +662,16 @@ def test_a_task_enqueued_here_that_fails_waits_for_the_broker(on_commit, caplog)
     with broker_up() as publish:
         assert outbox.drain() == 1  # due within the drain's next run
     assert publish.call_count == 1
+
+
+def test_an_acknowledgement_marks_the_row_done_once_and_empties_its_payload():
+    row = OutboxMessage.objects.create(
+        task=PING, payload=b"sealed", sent_at=timezone.now(), claimed_until=timezone.now()
+    )
+    with CaptureQueriesContext(connection) as queries:
+        assert outbox.acknowledge(row.pk) is True
+    assert len(queries.captured_queries) == 1
+    row.refresh_from_db()
+    assert (bytes(row.payload), row.claimed_until, row.acked_at is not None) == (b"", None, True)
+    assert outbox.acknowledge(row.pk) is False
+    assert outbox.acknowledge(row.pk + 1000) is False
