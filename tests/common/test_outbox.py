@@ -7,6 +7,7 @@ import logging
 import smtplib
 import threading
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 from unittest import mock
 
@@ -545,13 +546,20 @@ def _after_commit(queries) -> list[str]:
     return sqls[[sql.upper() for sql in sqls].index("COMMIT") + 1 :]
 
 
-@pytest.mark.django_db(transaction=True)
-def test_with_a_broker_a_new_row_is_written_as_sent_and_its_publish_costs_no_statement():
+@contextmanager
+def _committed_with_a_broker():
+    """One transaction committed with the broker up: (the publish mock, the statements)."""
     with (
         broker_up() as publish,
         CaptureQueriesContext(connection) as queries,
         transaction.atomic(),
     ):
+        yield publish, queries
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_a_broker_a_new_row_is_written_as_sent_and_its_publish_costs_no_statement():
+    with _committed_with_a_broker() as (publish, queries):
         outbox.enqueue(PING, kwargs={"n": 1})
         outbox.enqueue_many(PING, [("a",), ("b",)])
         rows = list(OutboxMessage.objects.order_by("id"))
@@ -571,11 +579,7 @@ def test_with_a_broker_a_new_row_is_written_as_sent_and_its_publish_costs_no_sta
 
 @pytest.mark.django_db(transaction=True)
 def test_a_fresh_row_with_a_dedupe_key_is_written_as_sent_and_joined_only_once_it_waits():
-    with (
-        broker_up() as publish,
-        CaptureQueriesContext(connection) as queries,
-        transaction.atomic(),
-    ):
+    with _committed_with_a_broker() as (publish, queries):
         outbox.enqueue(PING, kwargs={"n": 1}, dedupe_key="ping:9", fresh=True)
     sqls = [q["sql"].upper() for q in queries.captured_queries]
     assert not [sql for sql in sqls if sql.startswith("SELECT")]  # no lookup of a row to join
