@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.db import connections, router
 from django.db.models import Model, QuerySet
@@ -79,9 +80,10 @@ class CompiledQuery:
             compiled = self._compiled[connection] = self._compile(alias, connection)
         return compiled
 
-    def instances(self, *args, using: str | None = None) -> list[Model]:
+    def instances(self, *args, using: str | None = None) -> list[Any]:
         """The model instances of a queryset query (not values_list), with what it
-        select_related()s, as the ORM's own iteration makes them."""
+        select_related()s, as the ORM's own iteration makes them (typed Any: the caller
+        knows its model)."""
         alias = using or self.alias()
         made = self._compiled_for(alias, connections[alias])[3]
         if made is None:
@@ -117,7 +119,7 @@ class CompiledByCount:
     are the ids and constants. The ids are given distinct (a repeated id would change the
     number of parameters: the ORM drops it)."""
 
-    def __init__(self, build: Callable[[list], QuerySet], *, most: int = 32) -> None:
+    def __init__(self, build: Callable[[list[int]], QuerySet[Any, Any]], *, most: int = 32) -> None:
         self.build = build
         self.most = most
         self._by_count: dict[int, CompiledQuery] = {}
@@ -132,13 +134,13 @@ class CompiledByCount:
             )
         return query
 
-    def rows(self, ids: Sequence[int]) -> list[list]:
+    def rows(self, ids: Sequence[int]) -> list[list[Any]]:
         ids = list(dict.fromkeys(ids))
         if not 0 < len(ids) <= self.most:
             return [list(row) for row in self.build(ids)]
         return self._query(len(ids)).rows(*ids)
 
-    def instances(self, ids: Sequence[int]) -> list[Model]:
+    def instances(self, ids: Sequence[int]) -> list[Any]:
         ids = list(dict.fromkeys(ids))
         if not 0 < len(ids) <= self.most:
             return list(self.build(ids))

@@ -8,7 +8,7 @@ so it needs no savepoint inside a transaction.
 
 from __future__ import annotations
 
-from django.db import connections, router
+from django.db import DEFAULT_DB_ALIAS, connections, router
 from django.utils import timezone
 
 from common.models import DoneMarker
@@ -16,17 +16,17 @@ from common.models import DoneMarker
 
 def mark_done(key: str) -> bool:
     """Record `key` as done; False when it was recorded already (someone did the work)."""
-    connection = connections[router.db_for_write(DoneMarker)]
+    connection = connections[router.db_for_write(DoneMarker) or DEFAULT_DB_ALIAS]
     quote = connection.ops.quote_name
-    key_column = quote(DoneMarker._meta.get_field("key").column)
+    key_column = quote("key")
     table = quote(DoneMarker._meta.db_table)
-    created = quote(DoneMarker._meta.get_field("created_at").column)
+    created = quote("created_at")
     # names from the model, quoted; the values are parameters
     sql = f"INSERT INTO {table} ({key_column}, {created}) VALUES (%s, %s) "  # noqa: S608
     sql += f"ON CONFLICT ({key_column}) DO NOTHING"
     with connection.cursor() as cursor:
         cursor.execute(sql, [key, connection.ops.adapt_datetimefield_value(timezone.now())])
-        return cursor.rowcount == 1
+        return bool(cursor.rowcount == 1)
 
 
 def unmark(key: str) -> None:

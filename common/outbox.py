@@ -49,7 +49,8 @@ from typing import Any, NamedTuple
 from celery import current_app as app
 from cryptography.fernet import InvalidToken, MultiFernet
 from django.conf import settings
-from django.db import DatabaseError, connection, connections, router, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, router, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 
@@ -527,25 +528,25 @@ def _mark_published(ids: list[int], now) -> None:
 def acknowledge(message_id: int) -> bool:
     """The task of row `message_id` has run (the worker, once it ends): the row is done and its
     payload emptied. Answers whether it was waiting for that."""
-    connection = connections[router.db_for_write(OutboxMessage)]
+    connection = connections[router.db_for_write(OutboxMessage) or DEFAULT_DB_ALIAS]
     with connection.cursor() as cursor:
         cursor.execute(
             _acknowledge_sql(connection),
             [connection.ops.adapt_datetimefield_value(timezone.now()), b"", message_id],
         )
-        return cursor.rowcount == 1
+        return bool(cursor.rowcount == 1)
 
 
-def _acknowledge_sql(connection) -> str:
+def _acknowledge_sql(connection: BaseDatabaseWrapper) -> str:
     """acknowledge's UPDATE, written once (it runs after every task the outbox sent; the ORM's
     update() compiled it again each time, at several times the cost of the statement)."""
     sql = _ACKNOWLEDGE_SQL.get(connection.vendor)
     if sql is None:
         quote = connection.ops.quote_name
         meta = OutboxMessage._meta
+        # the columns are named as the fields (no db_column)
         acked, claimed, payload, pk = (
-            quote(meta.get_field(name).column)
-            for name in ("acked_at", "claimed_until", "payload", "id")
+            quote(name) for name in ("acked_at", "claimed_until", "payload", "id")
         )
         sql = _ACKNOWLEDGE_SQL[connection.vendor] = (
             f"UPDATE {quote(meta.db_table)} SET {acked} = %s, {claimed} = NULL, "  # noqa: S608

@@ -93,7 +93,7 @@ _TEMPLATE = CompiledQuery(
 
 
 def template_row(slug: str) -> EmailTemplate | None:
-    found = _TEMPLATE.instances(slug)
+    found: list[EmailTemplate] = _TEMPLATE.instances(slug)
     return found[0] if found else None
 
 

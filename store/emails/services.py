@@ -391,8 +391,11 @@ def order_status_email_send(*, change_id: int) -> SentEmail | None:
     the status of the change; None when the change has no e-mail, the type is off now, the
     order has nobody to send it to or it is gone."""
     found = _STATUS_CHANGE.rows(change_id)
-    order_id, to_value = found[0] if found else (None, None)
-    email_type = types.BY_STATUS.get(to_value) if found else None
+    if not found:
+        return None
+    order_id: int = found[0][0]
+    to_value: str = found[0][1]
+    email_type = types.BY_STATUS.get(to_value)
     if email_type is None:
         return None
     if not markers.mark_done(f"store-status-email:{change_id}"):

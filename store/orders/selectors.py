@@ -14,6 +14,7 @@ from django.db.models import (
     Count,
     F,
     JSONField,
+    Model,
     Q,
     QuerySet,
     Sum,
@@ -318,7 +319,7 @@ def order_page(query: dict) -> Page:
 HISTORY_SHOWN = 100
 
 
-def _children(model, *related: str) -> CompiledQuery:
+def _children(model: type[Model], *related: str) -> CompiledQuery:
     """An order's rows of `model` (its lines, payments, shipments) in their model's order,
     compiled once per connection: the full order is read on every staff answer."""
     return CompiledQuery(
@@ -366,7 +367,7 @@ _HISTORY = CompiledQuery(
 )
 
 
-def _prefetched(order: Order, name: str, rows: list) -> None:
+def _prefetched(order: Order, name: str, rows: list[Any]) -> None:
     """What prefetch_related() keeps for `order.<name>.all()`."""
     order.__dict__.setdefault("_prefetched_objects_cache", {})[name] = rows
 

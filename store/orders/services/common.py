@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
+
 from common import audit
 from common.compiled import CompiledQuery
 from store.common.accounts import logged_in
@@ -46,8 +48,10 @@ def order_trail(order: Order) -> audit.Tracker:
 
 
 def _order_lock(with_customer: bool) -> CompiledQuery:
-    def build(order_id: int):
-        queryset = rollups.with_watermark(Order.objects.select_for_update(of=("self",)))
+    def build(order_id: int) -> QuerySet[Order]:
+        queryset: QuerySet[Order] = rollups.with_watermark(
+            Order.objects.select_for_update(of=("self",))
+        )
         if with_customer:
             queryset = queryset.select_related("customer")
         return queryset.filter(pk=order_id)
@@ -69,7 +73,7 @@ def order_for_update(order_id: int, *, with_customer: bool = False) -> Order:
     found = _ORDER_LOCKS[with_customer].instances(order_id)
     if not found:
         raise not_found("order", order_id)
-    order = found[0]
+    order: Order = found[0]
     rollups.order_locked(order)  # what it adds to the reports before the change
     return order
 
