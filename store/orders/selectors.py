@@ -368,8 +368,14 @@ _HISTORY = CompiledQuery(
 
 
 def _prefetched(order: Order, name: str, rows: list[Any]) -> None:
-    """What prefetch_related() keeps for `order.<name>.all()`."""
-    order.__dict__.setdefault("_prefetched_objects_cache", {})[name] = rows
+    """Keep `rows` as prefetch_related() does: `order.<name>.all()` answers them, and
+    `.filter()` or `.exists()` on the relation still make queries of their own."""
+    cache = order.__dict__.setdefault("_prefetched_objects_cache", {})
+    cache.pop(name, None)
+    queryset = getattr(order, name).all()  # the relation's queryset, not run
+    queryset._result_cache = rows
+    queryset._prefetch_done = True
+    cache[name] = queryset
 
 
 def order_get(order_id: int) -> Order:

@@ -186,3 +186,21 @@ def test_the_workers_release_costs_a_fixed_number_of_statements(lines):
     # variant read for simple products), the order's revision and flag in one UPDATE
     assert len(captured) == 12 - ONE_LOCK, [q["sql"][:80] for q in captured]
     assert [stock_of(p) for p in products] == [50] * lines
+
+
+def test_the_full_orders_relations_answer_their_rows_and_still_take_filters(
+    django_assert_num_queries,
+):
+    """order_get keeps the relations' rows as prefetch_related() does: reading them costs no
+    query, and a filter on a relation (as the checkout's completion does) is a query of its
+    own, not an error."""
+    order = make_order(line(stocked(title="F1")), line(stocked(title="F2")))
+    full = selectors.order_get(order.pk)
+    with django_assert_num_queries(0):
+        assert len(full.items.all()) == 2
+        assert list(full.payments.all()) == []
+        assert list(full.shipments.all()) == []
+    with django_assert_num_queries(1):
+        assert full.items.filter(title="F1").count() == 1
+    with django_assert_num_queries(1):
+        assert not full.payments.filter(status="completed").exists()
