@@ -198,6 +198,33 @@ class ResilientRedisCache(RedisCache):
             client = self._cache.get_client(name, write=True)
             self._call("hash_delete", None, lambda: client.hdel(name, *names))
 
+    def set_many_hash_delete(
+        self, data: dict[str, Any], timeout: Any, key: str, fields: Iterable[str]
+    ) -> None:
+        """set_many(data, timeout) and hash_delete(key, fields) in one round trip (a pipeline
+        of SET ... EX and HDEL, not a transaction: each write stands on its own, as the two
+        calls' did); dropped on an outage."""
+        names = list(fields)
+        seconds = self.get_backend_timeout(timeout)
+        dumps = self._cache._serializer.dumps
+        items = [(self.make_and_validate_key(k), dumps(v)) for k, v in data.items()]
+        name = self.make_and_validate_key(key)
+
+        def run() -> None:
+            pipe = self._cache.get_client(name, write=True).pipeline(transaction=False)
+            for item_key, value in items:
+                if seconds is None:
+                    pipe.set(item_key, value)
+                elif seconds > 0:
+                    pipe.set(item_key, value, ex=seconds)
+                else:
+                    pipe.delete(item_key)
+            if names:
+                pipe.hdel(name, *names)
+            pipe.execute()
+
+        self._call("set_many_hash_delete", None, run)
+
     def get(self, key, default=None, version=None):
         return self._guarded("get", default, key, default, version)
 
@@ -312,6 +339,18 @@ def get_or_set_many(backend: Any, candidates: dict[str, Any], timeout: int) -> d
     if missing:
         backend.set_many(missing, timeout)
     return {**missing, **found}
+
+
+def set_many_hash_delete(
+    backend: Any, data: dict[str, Any], timeout: Any, key: str, fields: Iterable[str]
+) -> None:
+    """`backend.set_many(data, timeout)` and `hash_delete(backend, key, fields)`: one round
+    trip on Redis."""
+    if isinstance(backend, ResilientRedisCache):
+        backend.set_many_hash_delete(data, timeout, key, fields)
+        return
+    backend.set_many(data, timeout)
+    hash_delete(backend, key, fields)
 
 
 def hash_delete(backend: Any, key: str, fields: Iterable[str]) -> None:

@@ -22,8 +22,60 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import connections, router
-from django.db.models import Model, QuerySet
+from django.db.models import Case, F, Model, QuerySet, Value, When
+from django.db.models.functions import Cast, Now
 from django.db.models.query import get_related_populators
+from django.db.models.sql import UpdateQuery
+
+
+def _check_samples(sample: tuple, other: tuple) -> None:
+    for values in (sample, other):
+        if len(set(values)) != len(values):
+            raise ValueError("CompiledQuery: the sample arguments must be distinct")
+    if len(sample) != len(other) or any(a == b for a, b in zip(sample, other, strict=True)):
+        raise ValueError("CompiledQuery: the two samples must differ in every argument")
+
+
+def _places(sample: tuple, other: tuple, compiled: tuple, other_compiled: tuple) -> list:
+    """Per SQL parameter of a query compiled with `sample` and with `other`: ("arg", index)
+    where it follows the samples, ("const", value) where it is the same in both; refuses SQL
+    that changes with the arguments, a parameter that is neither, an argument left out."""
+    (sql, params), (other_sql, other_params) = compiled, other_compiled
+    if other_sql != sql or len(other_params) != len(params):
+        raise AssertionError("CompiledQuery: the SQL changes with the arguments")
+    places: list[tuple[str, Any]] = []
+    for param, other_param in zip(params, other_params, strict=True):
+        matches = [
+            i
+            for i, value in enumerate(sample)
+            if value == param and _same_kind(value, param) and other[i] == other_param
+        ]
+        if len(matches) == 1:
+            places.append(("arg", matches[0]))
+        elif param == other_param and type(param) is type(other_param):
+            places.append(("const", param))
+        else:
+            raise AssertionError(
+                f"CompiledQuery: the SQL parameter {param!r} is not one of the arguments"
+            )
+    if {index for kind, index in places if kind == "arg"} != set(range(len(sample))):
+        # e.g. filter(flag=True) compiles to `WHERE "flag"`: the value is in the SQL itself
+        raise AssertionError(
+            "CompiledQuery: an argument is not a parameter of the SQL (written into it?)"
+        )
+    return places
+
+
+def _same_kind(value: Any, param: Any) -> bool:
+    """Whether the SQL parameter `param` is the argument `value`, maybe wrapped in a subclass
+    of its type by the backend (PostgreSQL's Int4 for an integer field's Value)."""
+    return type(value) is type(param) or (
+        isinstance(param, type(value)) and not isinstance(param, bool)
+    )
+
+
+def _params(places: list, args: tuple) -> list:
+    return [args[x] if kind == "arg" else x for kind, x in places]
 
 
 class CompiledQuery:
@@ -34,11 +86,7 @@ class CompiledQuery:
     constant where it is the same in both; anything else is refused."""
 
     def __init__(self, build: Callable[..., QuerySet], sample: tuple, other: tuple) -> None:
-        for values in (sample, other):
-            if len(set(values)) != len(values):
-                raise ValueError("CompiledQuery: the sample arguments must be distinct")
-        if len(sample) != len(other) or any(a == b for a, b in zip(sample, other, strict=True)):
-            raise ValueError("CompiledQuery: the two samples must differ in every argument")
+        _check_samples(sample, other)
         self.build = build
         self.sample = sample
         self.other = other
@@ -48,28 +96,7 @@ class CompiledQuery:
         compiler = self.build(*self.sample).query.get_compiler(alias)
         sql, params = compiler.as_sql()
         other_sql, other_params = self.build(*self.other).query.get_compiler(alias).as_sql()
-        if other_sql != sql or len(other_params) != len(params):
-            raise AssertionError("CompiledQuery: the SQL changes with the arguments")
-        places = []  # per parameter: ("arg", index) or ("const", value)
-        for param, other_param in zip(params, other_params, strict=True):
-            matches = [
-                i
-                for i, value in enumerate(self.sample)
-                if value == param and type(value) is type(param) and self.other[i] == other_param
-            ]
-            if len(matches) == 1:
-                places.append(("arg", matches[0]))
-            elif param == other_param and type(param) is type(other_param):
-                places.append(("const", param))
-            else:
-                raise AssertionError(
-                    f"CompiledQuery: the SQL parameter {param!r} is not one of the arguments"
-                )
-        if {index for kind, index in places if kind == "arg"} != set(range(len(self.sample))):
-            # e.g. filter(flag=True) compiles to `WHERE "flag"`: the value is in the SQL itself
-            raise AssertionError(
-                "CompiledQuery: an argument is not a parameter of the SQL (written into it?)"
-            )
+        places = _places(self.sample, self.other, (sql, params), (other_sql, other_params))
         columns = [s[0] for s in compiler.select[: compiler.col_count]]
         converters = list(compiler.get_converters(columns).items())
         return sql, places, converters, _Instances.of(compiler, alias)
@@ -95,7 +122,7 @@ class CompiledQuery:
         connection = connections[alias]
         sql, places, converters, _made = self._compiled_for(alias, connection)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [args[x] if kind == "arg" else x for kind, x in places])
+            cursor.execute(sql, _params(places, args))
             rows = [list(row) for row in cursor.fetchall()]
         for row in rows:
             for position, (functions, expression) in converters:
@@ -145,6 +172,129 @@ class CompiledByCount:
         if not 0 < len(ids) <= self.most:
             return list(self.build(ids))
         return self._query(len(ids)).instances(*ids)
+
+
+class CompiledUpdate:
+    """An UPDATE of fixed shape, compiled once per database connection, as CompiledQuery is
+    for reads: `build(*args)` answers (queryset, {field: value or expression}) as given to
+    `queryset.update()`; the SQL's parameters must be the arguments and constants. Only an
+    UPDATE of one table (no join to pre-select, no parent model's rows)."""
+
+    def __init__(
+        self,
+        build: Callable[..., tuple[QuerySet[Any, Any], dict[str, Any]]],
+        sample: tuple,
+        other: tuple,
+    ) -> None:
+        _check_samples(sample, other)
+        self.build = build
+        self.sample = sample
+        self.other = other
+        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def _sql(self, args: tuple, alias: str) -> tuple[str, tuple]:
+        queryset, values = self.build(*args)
+        query = queryset.query.chain(UpdateQuery)
+        query.add_update_values(values)
+        query.clear_select_clause()
+        if query.related_updates or query.count_active_tables() != 1:
+            raise AssertionError("CompiledUpdate: one table only")
+        return query.get_compiler(alias).as_sql()
+
+    def execute(self, *args) -> int:
+        """Runs the UPDATE with `args`; answers the number of rows it changed."""
+        alias = getattr(self, "_alias", None)
+        if alias is None:
+            alias = self._alias = router.db_for_write(self.build(*self.sample)[0].model)
+        connection = connections[alias]
+        compiled = self._compiled.get(connection)
+        if compiled is None:
+            sql = self._sql(self.sample, alias)
+            places = _places(self.sample, self.other, sql, self._sql(self.other, alias))
+            compiled = self._compiled[connection] = (sql[0], places)
+        sql, places = compiled
+        with connection.cursor() as cursor:
+            cursor.execute(sql, _params(places, args))
+            return cursor.rowcount
+
+
+class CaseUpdate:
+    """bulk_update()'s UPDATE (`field = CASE pk WHEN ... END` per field), compiled once per
+    number of rows: one statement per `most` rows.
+
+    `fields`: the model fields set per row; `increment`: each is added to the column's value
+    instead (`field = field + CASE ...`, rows not named add 0); `now`: date-time fields set to
+    the database's current time (Now()). Values are plain values (no expressions)."""
+
+    def __init__(
+        self,
+        model: type[Model],
+        fields: Sequence[str],
+        *,
+        increment: bool = False,
+        now: Sequence[str] = (),
+        most: int = 32,
+    ) -> None:
+        self.model = model
+        self.fields = [model._meta.get_field(name) for name in fields]
+        self.increment = increment
+        self.now = tuple(now)
+        self.most = most
+        self._by_count: dict[int, CompiledUpdate] = {}
+
+    def _values(self, pks: Sequence, columns: Sequence[Sequence]) -> dict[str, Any]:
+        out: dict[str, Any] = {name: Now() for name in self.now}
+        casted = connections[router.db_for_write(self.model)].features
+        for field, column in zip(self.fields, columns, strict=True):
+            case = Case(
+                *(
+                    When(pk=pk, then=Value(value, output_field=field))
+                    for pk, value in zip(pks, column, strict=True)
+                ),
+                default=Value(0) if self.increment else None,
+                output_field=field,
+            )
+            if casted.requires_casted_case_in_updates:
+                case = Cast(case, output_field=field)
+            out[field.attname] = F(field.attname) + case if self.increment else case
+        return out
+
+    def _compiled(self, count: int) -> CompiledUpdate:
+        found = self._by_count.get(count)
+        if found is None:
+            width = len(self.fields)
+
+            def build(*args):
+                pks = args[:count]
+                columns = [args[count * (i + 1) : count * (i + 2)] for i in range(width)]
+                queryset = self.model._default_manager.filter(pk__in=pks)
+                return queryset, self._values(pks, columns)
+
+            def samples(start: int) -> tuple:
+                pks = tuple(range(-start, -start - count, -1))
+                values: list = []
+                for i, field in enumerate(self.fields):
+                    base = start * 1000 + (i + 1) * 100_000
+                    numbers = range(base, base + count)
+                    if field.get_internal_type() in ("CharField", "TextField", "SlugField"):
+                        values += [f"~{n}" for n in numbers]
+                    else:
+                        values += list(numbers)
+                return (*pks, *values)
+
+            found = self._by_count[count] = CompiledUpdate(build, samples(1), samples(1 + count))
+        return found
+
+    def execute(self, rows: dict[Any, Sequence]) -> int:
+        """Sets each row `pk` of `rows` to its values (in the order of `fields`): one UPDATE
+        per `most` rows. Answers the number of rows changed."""
+        pks = list(rows)
+        changed = 0
+        for start in range(0, len(pks), self.most):
+            chunk = pks[start : start + self.most]
+            values = [rows[pk][i] for i in range(len(self.fields)) for pk in chunk]
+            changed += self._compiled(len(chunk)).execute(*chunk, *values)
+        return changed
 
 
 class _Instances:

@@ -302,10 +302,10 @@ def invalidate(product_ids: Iterable[int] | None = None, dimensions: Iterable[st
     if not keys:
         return
 
-    def bump():
-        cache.set_many({key: _new_token() for key in keys}, _lifetime())
-        if fields:
-            common_cache.hash_delete(caches["default"], LISTED, fields)
+    def bump():  # the new tokens and the listed fields' deletion: one round trip
+        common_cache.set_many_hash_delete(
+            caches["default"], {key: _new_token() for key in keys}, _lifetime(), LISTED, fields
+        )
 
     bump()
     transaction.on_commit(bump, robust=True)

@@ -198,3 +198,92 @@ def test_instances_by_ids():
     found = query.instances([u.pk for u in users])
     assert [u.email for u in found] == ["m0@example.com", "m1@example.com"]
     assert query.instances([]) == []
+
+
+# --- Updates ----------------------------------------------------------------------------------
+
+
+def _products(count: int):
+    from tests.store.catalog.factories import make_product
+
+    return [make_product(title=f"Case {n}", sku=f"CASE-{n}") for n in range(count)]
+
+
+def test_a_case_update_sets_each_row_its_own_values_and_leaves_the_others(
+    django_assert_num_queries,
+):
+    from common.compiled import CaseUpdate
+    from store.catalog.models import Product
+
+    first, second, untouched = _products(3)
+    update = CaseUpdate(Product, ["stock_quantity", "stock_status"])
+    with django_assert_num_queries(1):
+        assert update.execute({first.pk: (7, "instock"), second.pk: (0, "outofstock")}) == 2
+    rows = dict(Product.objects.values_list("pk", "stock_quantity"))
+    statuses = dict(Product.objects.values_list("pk", "stock_status"))
+    assert (rows[first.pk], statuses[first.pk]) == (7, "instock")
+    assert (rows[second.pk], statuses[second.pk]) == (0, "outofstock")
+    assert (rows[untouched.pk], statuses[untouched.pk]) == (
+        untouched.stock_quantity,
+        untouched.stock_status,
+    )
+    # The same count again runs the SQL compiled the first time, with the new values.
+    compiled = update._by_count[2]
+    with django_assert_num_queries(1):
+        update.execute({second.pk: (3, "onbackorder"), untouched.pk: (4, "instock")})
+    assert update._by_count[2] is compiled
+    assert Product.objects.get(pk=second.pk).stock_quantity == 3
+    assert Product.objects.get(pk=untouched.pk).stock_status == "instock"
+    assert Product.objects.get(pk=first.pk).stock_quantity == 7
+
+
+def test_a_case_update_adds_and_stamps_the_time_when_asked(django_assert_num_queries):
+    from django.utils import timezone
+
+    from common.compiled import CaseUpdate
+    from store.catalog.models import Product
+
+    first, second = _products(2)
+    Product.objects.filter(pk__in=[first.pk, second.pk]).update(stock_quantity=10)
+    before = timezone.now()
+    update = CaseUpdate(Product, ["stock_quantity"], increment=True, now=["updated_at"])
+    update.execute({first.pk: (5,), second.pk: (-3,)})
+    update.execute({first.pk: (1,), second.pk: (1,)})
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.stock_quantity, second.stock_quantity) == (16, 8)
+    assert first.updated_at >= before.replace(microsecond=0)
+
+
+def test_a_case_update_of_more_rows_than_its_most_runs_one_statement_per_chunk(
+    django_assert_num_queries,
+):
+    from common.compiled import CaseUpdate
+    from store.catalog.models import Product
+
+    products = _products(5)
+    update = CaseUpdate(Product, ["stock_quantity"], most=2)
+    with django_assert_num_queries(3):
+        assert update.execute({p.pk: (100 + n,) for n, p in enumerate(products)}) == 5
+    assert sorted(Product.objects.values_list("stock_quantity", flat=True)) == [
+        100,
+        101,
+        102,
+        103,
+        104,
+    ]
+    assert sorted(update._by_count) == [1, 2]
+    assert update.execute({}) == 0
+
+
+def test_an_update_that_joins_another_table_is_refused():
+    from common.compiled import CompiledUpdate
+    from store.catalog.models import Product
+
+    update = CompiledUpdate(
+        lambda brand: (Product.objects.filter(brand__name=brand), {"stock_quantity": 1}),
+        ("a",),
+        ("b",),
+    )
+    with pytest.raises(AssertionError, match="one table"):
+        update.execute("c")

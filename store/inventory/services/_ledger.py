@@ -5,15 +5,14 @@ change of a level is posted with its StockMovement.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, Case, F, IntegerField, Q, Value, When
+from django.db.models import BooleanField, F, Q
 from django.db.models.expressions import RawSQL
-from django.utils import timezone
 
+from common.compiled import CaseUpdate
 from common.errors import Conflict
 from store.catalog.models import Product, Variant
 from store.common.accounts import logged_in
@@ -118,10 +117,11 @@ def _skus(
         products = dict(
             Product.objects.filter(pk__in={lv.product_id for lv in levels}).values_list("pk", "sku")
         )
-    variants = dict(
-        Variant.objects.filter(
-            pk__in={lv.variant_id for lv in levels if lv.variant_id}
-        ).values_list("pk", "sku")
+    variant_ids = {lv.variant_id for lv in levels if lv.variant_id}
+    variants = (
+        dict(Variant.objects.filter(pk__in=variant_ids).values_list("pk", "sku"))
+        if variant_ids
+        else {}
     )
     return {
         lv.pk: (
@@ -150,6 +150,10 @@ class _Posting:
     sku: str = ""
 
 
+# The levels' UPDATE of every posting (quantity + CASE, updated now), compiled per count.
+_LEVELS_ADD = CaseUpdate(StockLevel, ["quantity"], increment=True, now=["updated_at"])
+
+
 def _post(
     level: StockLevel,
     delta: int,
@@ -170,9 +174,9 @@ def _post_many(
     postings: list[_Posting], *, reason: str, reference: Reference, savepoint: bool = True
 ) -> list[StockMovement]:
     """Change locked levels and write their movements in two statements whatever their number:
-    one UPDATE of the levels (`quantity + CASE ...`, an F() expression) and one INSERT of the
-    movements. A level posted twice adds both deltas, each movement with its own
-    `quantity_after`.
+    one UPDATE of the levels (`quantity + CASE ...`, compiled once per number of levels:
+    common.compiled.CaseUpdate) and one INSERT of the movements. A level posted twice adds
+    both deltas, each movement with its own `quantity_after`.
 
     A movement posted twice (its idempotency key) is refused with 409
     `duplicate_stock_movement`. With `savepoint=False` the INSERT runs without a savepoint of
@@ -180,17 +184,10 @@ def _post_many(
     which suits a caller that lets it propagate anyway (an order's status move)."""
     if not postings:
         return []
-    deltas: dict[int, int] = defaultdict(int)
+    deltas: dict[int, tuple[int]] = {}
     for posting in postings:
-        deltas[posting.level.pk] += posting.delta
-    change = Case(
-        *(When(pk=pk, then=Value(delta)) for pk, delta in deltas.items()),
-        default=Value(0),
-        output_field=IntegerField(),
-    )
-    StockLevel.objects.filter(pk__in=list(deltas)).update(
-        quantity=F("quantity") + change, updated_at=timezone.now()
-    )
+        deltas[posting.level.pk] = (deltas.get(posting.level.pk, (0,))[0] + posting.delta,)
+    _LEVELS_ADD.execute(deltas)
     actor = logged_in(reference.actor)
     rows = []
     for posting in postings:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Sum
 
-from common.compiled import CompiledByCount
+from common.compiled import CaseUpdate, CompiledByCount
 from common.events import STORE as STORE_EVENT
 from common.events import DomainEvent, publish_many
 from store.catalog import cache as catalog_cache
@@ -47,6 +47,10 @@ _PRODUCTS = CompiledByCount(
     lambda ids: Product.objects.filter(pk__in=ids).values_list(*PRODUCT_COLUMNS)
 )
 
+# The derived fields' UPDATE (bulk_update's CASE), compiled per number of rows.
+_PRODUCT_FIELDS = CaseUpdate(Product, ["stock_quantity", "stock_status"])
+_VARIANT_FIELDS = CaseUpdate(Variant, ["stock_quantity", "stock_status"])
+
 
 def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     """Recompute `stock_quantity` and `stock_status` of products and their variants.
@@ -64,8 +68,8 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
     totals = {(product, variant): total for product, variant, total in _TOTALS.rows(ids)}
     variants_of: dict[int, list[tuple[bool, bool, int, str]]] = defaultdict(list)
     changed: dict[int, set[str]] = defaultdict(set)
-    variant_rows: list[Variant] = []
-    product_rows: list[Product] = []
+    variant_rows: dict[int, tuple[int, str]] = {}
+    product_rows: dict[int, tuple[int, str]] = {}
     low = _LowStock()
     products = [dict(zip(PRODUCT_COLUMNS, row, strict=True)) for row in _PRODUCTS.rows(ids)]
     # Only variable products have variants: a refresh of simple ones reads no variant.
@@ -88,7 +92,7 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             manual=row["stock_status"],
         )
         if (quantity, status) != (row["stock_quantity"], row["stock_status"]):
-            variant_rows.append(Variant(pk=row["pk"], stock_quantity=quantity, stock_status=status))
+            variant_rows[row["pk"]] = (quantity, status)
             _note_change(changed, row["product_id"], row, quantity, status)
         out.variants[row["pk"]] = (quantity, status)
         if row["enabled"]:
@@ -112,13 +116,12 @@ def stock_fields_refresh(*, product_ids: Iterable[int]) -> Refreshed:
             if any(v[0] for v in enabled):
                 quantity = sum(max(v[2], 0) for v in enabled if v[0])
         if (quantity, status) != (row["stock_quantity"], row["stock_status"]):
-            product_rows.append(Product(pk=row["pk"], stock_quantity=quantity, stock_status=status))
+            product_rows[row["pk"]] = (quantity, status)
             _note_change(changed, row["pk"], row, quantity, status)
         out.products[row["pk"]] = (quantity, status)
     # one UPDATE (CASE per row) per model, whatever the number of items
-    stock_fields = ["stock_quantity", "stock_status"]
-    Variant.objects.bulk_update(variant_rows, stock_fields, batch_size=500)
-    Product.objects.bulk_update(product_rows, stock_fields, batch_size=500)
+    _VARIANT_FIELDS.execute(variant_rows)
+    _PRODUCT_FIELDS.execute(product_rows)
     # Only the changed products' cached bodies, and the lists that depend on what changed.
     # (A dimension's token is the lists', not a product's: one bump for all of them.)
     if changed:
