@@ -148,6 +148,32 @@ def test_hash_tokens_are_made_once_and_answer_nothing_while_redis_is_out(redis_c
     assert elapsed() < settings.CACHE_SOCKET_TIMEOUT * 3
 
 
+def test_set_many_and_hash_delete_in_one_call_and_dropped_while_redis_is_out(redis_cache):
+    """The catalog's bump: new tokens (with their lifetime) and the listed fields' deletion."""
+    backend = caches["default"]
+    common_cache.hash_tokens(backend, "h", ["1", "2"], "s.")
+    common_cache.set_many_hash_delete(backend, {"a": "x", "b": 2}, 60, "h", ["2"])
+    assert cache.get_many(["a", "b"]) == {"a": "x", "b": 2}
+    client = backend._cache.get_client(None)
+    assert 0 < client.ttl(backend.make_and_validate_key("a")) <= 60
+    assert common_cache.hash_tokens(backend, "h", ["1", "2"], "t.") == ["s.1", "t.2"]
+    common_cache.set_many_hash_delete(backend, {"c": 1}, None, "h", [])
+    assert client.ttl(backend.make_and_validate_key("c")) == -1  # no lifetime: kept
+    redis_cache.freeze()
+    with timed() as elapsed:
+        common_cache.set_many_hash_delete(backend, {"a": "y"}, 60, "h", ["1"])
+    assert elapsed() < settings.CACHE_SOCKET_TIMEOUT * 3
+
+
+def test_set_many_and_hash_delete_without_redis_writes_the_backend(settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    backend = caches["default"]
+    common_cache.hash_tokens(backend, "h", ["1", "2"], "s.")
+    common_cache.set_many_hash_delete(backend, {"a": 1}, 60, "h", ["1"])
+    assert backend.get("a") == 1
+    assert common_cache.hash_tokens(backend, "h", ["1", "2"], "t.") == ["t.1", "s.2"]
+
+
 def test_get_or_set_many_reads_and_fills_in_one_call_and_answers_nothing_while_out(redis_cache):
     """The catalog's single-read tokens: read, and the missing set, by one script call."""
     backend = caches["default"]
