@@ -12,7 +12,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import BooleanField, F, Q
 from django.db.models.expressions import RawSQL
 
-from common.compiled import CaseUpdate
+from common.compiled import CaseUpdate, CompiledQuery
 from common.errors import Conflict
 from store.catalog.models import Product, Variant
 from store.common.accounts import logged_in
@@ -61,34 +61,89 @@ def _lock_levels(query: Q) -> list[StockLevel]:
 
 
 def _lock_stock(
-    product_ids: Iterable[int], query: Q, *, with_skus: bool = False
+    product_ids: Iterable[int],
+    *,
+    level_ids: Iterable[int] = (),
+    pairs: Iterable[tuple[int, int | None]] = (),
+    with_skus: bool = False,
 ) -> list[StockLevel]:
-    """Lock the products (pk order), then their levels matching `query` (pk order, their
-    warehouse read along): the order every writer follows. On PostgreSQL in one statement:
-    the products are locked by an uncorrelated subquery, which runs once (an InitPlan, as a
-    one-time filter) before any level is read or locked, so holding the products costs no
-    round trip of its own. `with_skus`: each level carries its product's SKU as
-    `product_sku` (what a movement records)."""
+    """Lock the products (pk order), then their levels (pk order, their warehouse read
+    along): the levels `level_ids`, or those of the items `pairs` (product, variant or None).
+    The order every writer follows. On PostgreSQL in one statement, compiled once per shape
+    (common.compiled): the products are locked by an uncorrelated subquery, which runs once
+    (an InitPlan, as a one-time filter) before any level is read or locked, so holding the
+    products costs no round trip of its own. `with_skus`: each level carries its product's
+    SKU as `product_sku` (what a movement records)."""
     ids = sorted(set(product_ids))
+    level_ids = sorted(set(level_ids))
+    # Items in a fixed order: those of products without variants, then variants'.
+    items = sorted(set(pairs), key=lambda pair: (pair[1] is not None, pair[0], pair[1] or 0))
+    if not level_ids and not items:
+        return []  # no level asked for: nothing to lock
+    if ids and connection.vendor == "postgresql" and len(ids) + len(level_ids) + len(items) <= 64:
+        shape = (len(ids), len(level_ids), tuple(v is None for _p, v in items), with_skus)
+        args = (*ids, *level_ids, *(p if v is None else v for p, v in items))
+        return _locking(shape).instances(*args)
+    query = Q(pk__in=level_ids) if level_ids else _item_filter(items)
+    if ids and connection.vendor == "postgresql":  # a large shape: built each time
+        return list(_levels(query, with_skus).filter(_products_locked(ids)))
+    _lock_products(ids)
+    return list(_levels(query, with_skus))
+
+
+def _levels(query: Q, with_skus: bool):
     levels = (
         StockLevel.objects.select_for_update(of=("self",))
         .filter(query)
         .select_related("warehouse")
         .order_by("pk")
     )
-    if with_skus:
-        levels = levels.annotate(product_sku=F("product__sku"))
-    if ids and connection.vendor == "postgresql":
-        table = connection.ops.quote_name(Product._meta.db_table)
-        products_locked = RawSQL(  # noqa: S611 - our own SQL, the ids as a parameter
-            f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE id = ANY(%s) "  # noqa: S608
-            f"ORDER BY id FOR UPDATE) AS locked) >= 0",
-            [ids],
-            output_field=BooleanField(),
-        )
-        return list(levels.filter(products_locked))
-    _lock_products(ids)
-    return list(levels)
+    return levels.annotate(product_sku=F("product__sku")) if with_skus else levels
+
+
+def _products_locked(ids) -> RawSQL:
+    """The filter that locks the products `ids` first (an uncorrelated subquery: PostgreSQL
+    runs it once, before it reads a level)."""
+    table = connection.ops.quote_name(Product._meta.db_table)
+    marks = ", ".join(["%s"] * len(ids))
+    return RawSQL(  # noqa: S611 - our own SQL, the ids as parameters
+        f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE id IN ({marks}) "  # noqa: S608
+        f"ORDER BY id FOR UPDATE) AS locked) >= 0",
+        list(ids),
+        output_field=BooleanField(),
+    )
+
+
+_LOCKING: dict[tuple, CompiledQuery] = {}
+
+
+def _locking(shape: tuple) -> CompiledQuery:
+    """The lock statement of a shape (numbers of products and levels, which items are a
+    product's own, SKUs or not), compiled once per connection."""
+    found = _LOCKING.get(shape)
+    if found is not None:
+        return found
+    product_count, level_count, own, with_skus = shape
+
+    def build(*args):
+        ids, rest = args[:product_count], args[product_count:]
+        if level_count:
+            query = Q(pk__in=rest)
+        else:
+            query = Q()
+            for product_only, value in zip(own, rest, strict=True):
+                query |= (
+                    Q(product_id=value, variant__isnull=True)
+                    if product_only
+                    else Q(variant_id=value)
+                )
+        return _levels(query, with_skus).filter(_products_locked(ids))
+
+    width = product_count + level_count + len(own)
+    found = _LOCKING[shape] = CompiledQuery(
+        build, tuple(range(-1, -width - 1, -1)), tuple(range(-width - 1, -2 * width - 1, -1))
+    )
+    return found
 
 
 def _level(warehouse: Warehouse, product_id: int, variant_id: int | None) -> StockLevel:

@@ -10,14 +10,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Sum
 
 from common.compiled import CompiledQuery
 from common.errors import Conflict
 from store.inventory.models import StockLevel, StockMovement
 from store.inventory.services._ledger import (
     Reference,
-    _item_filter,
     _level,
     _lock_products,
     _lock_stock,
@@ -133,7 +132,7 @@ def _take(
     savepoint: bool,
 ) -> list[StockMovement]:
     pairs = {(need.product_id, need.variant_id) for need in needs}
-    locked = _lock_stock((need.product_id for need in needs), _item_filter(pairs))
+    locked = _lock_stock((need.product_id for need in needs), pairs=pairs)
     levels = [lv for lv in locked if lv.warehouse.is_active]
     by_item: dict[tuple[int, int | None], list[StockLevel]] = defaultdict(list)
     for level in levels:
@@ -286,7 +285,7 @@ def _release(
         product_ids = set(
             StockLevel.objects.filter(pk__in=level_ids).values_list("product_id", flat=True)
         )
-    locked = _lock_stock(product_ids, Q(pk__in=level_ids), with_skus=True)
+    locked = _lock_stock(product_ids, level_ids=level_ids, with_skus=True)
     levels = {lv.pk: lv for lv in locked}
     skus = _skus(locked, {lv.product_id: lv.product_sku for lv in locked})  # type: ignore[attr-defined]
     postings = []
