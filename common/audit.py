@@ -31,6 +31,7 @@ from celery.signals import task_postrun, task_prerun
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
+from common.compiled import insert
 from common.models import AuditEntry
 
 SYSTEM = "system"
@@ -212,8 +213,7 @@ def record(
         note=note,
         actor=current_actor(),
     )
-    entry.save()
-    return entry
+    return insert(entry)  # compiled once (common.compiled): most writes record one
 
 
 def record_many(

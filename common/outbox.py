@@ -56,6 +56,7 @@ from django.utils import timezone
 
 from common import observability, sealed
 from common.breaker import breaker
+from common.compiled import insert
 from common.models import OutboxMessage
 
 logger = logging.getLogger(__name__)
@@ -175,12 +176,14 @@ def enqueue(
         if message is None:
             direct = (fresh or not dedupe_key) and _direct()
             here = here and direct and not countdown
-            message = OutboxMessage.objects.create(
-                task=task,
-                payload=payload,
-                dedupe_key=dedupe_key,
-                due_at=due,
-                sent_at=now if direct else None,
+            message = insert(  # compiled once (common.compiled): most writes enqueue
+                OutboxMessage(
+                    task=task,
+                    payload=payload,
+                    dedupe_key=dedupe_key,
+                    due_at=due,
+                    sent_at=now if direct else None,
+                )
             )
             if direct:
                 _publish_on_commit(

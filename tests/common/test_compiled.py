@@ -287,3 +287,69 @@ def test_an_update_that_joins_another_table_is_refused():
     )
     with pytest.raises(AssertionError, match="one table"):
         update.execute("c")
+
+
+# --- Inserts ----------------------------------------------------------------------------------
+
+
+def test_insert_writes_the_row_save_would_and_sends_its_signals(django_assert_num_queries):
+    from django.db.models.signals import post_save, pre_save
+
+    from common.compiled import insert
+    from common.models import OutboxMessage
+
+    seen = []
+
+    def pre(sender, instance, **kwargs):
+        seen.append(("pre", instance.pk, kwargs["raw"]))
+
+    def post(sender, instance, created, **kwargs):
+        seen.append(("post", instance.pk, created))
+
+    pre_save.connect(pre, sender=OutboxMessage, dispatch_uid="test-insert-pre")
+    post_save.connect(post, sender=OutboxMessage, dispatch_uid="test-insert-post")
+    try:
+        saved = OutboxMessage(task="common.ping", payload=b"one", dedupe_key="k1")
+        saved.save()
+        inserted = []
+        for n in range(2):  # the second runs the SQL compiled by the first
+            with django_assert_num_queries(1):
+                inserted.append(
+                    insert(OutboxMessage(task="common.ping", payload=b"two", dedupe_key=f"i{n}"))
+                )
+    finally:
+        pre_save.disconnect(sender=OutboxMessage, dispatch_uid="test-insert-pre")
+        post_save.disconnect(sender=OutboxMessage, dispatch_uid="test-insert-post")
+    first = inserted[0]
+    assert first.pk
+    assert inserted[1].pk == first.pk + 1
+    assert not first._state.adding
+    assert first._state.db == "default"
+    assert seen[2:] == [
+        ("pre", None, False),
+        ("post", first.pk, True),
+        ("pre", None, False),
+        ("post", inserted[1].pk, True),
+    ]
+    columns = ["task", "payload", "dedupe_key", "created_at", "due_at", "sent_at", "attempts"]
+    row = OutboxMessage.objects.filter(pk=first.pk).values(*columns).get()
+    assert row["task"] == "common.ping"
+    assert bytes(row["payload"]) == b"two"
+    assert row["dedupe_key"] == "i0"
+    assert row["attempts"] == 0
+    assert row["sent_at"] is None
+    assert row["created_at"] == first.created_at
+    assert row["due_at"] == first.due_at
+
+
+def test_insert_falls_back_to_save_for_a_row_with_its_key_or_an_expression():
+    from django.db.models.functions import Now
+
+    from common.compiled import insert
+    from common.models import OutboxMessage
+
+    given = insert(OutboxMessage(pk=987_654, task="common.ping", payload=b""))
+    assert OutboxMessage.objects.filter(pk=987_654).exists()
+    assert given.pk == 987_654
+    timed = insert(OutboxMessage(task="common.ping", payload=b"", due_at=Now()))
+    assert OutboxMessage.objects.get(pk=timed.pk).due_at is not None

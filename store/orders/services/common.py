@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from common import audit
-from common.compiled import CompiledQuery
+from common.compiled import CompiledQuery, insert
 from store.common.accounts import logged_in
 from store.common.errors import not_found, rule_broken
 from store.orders.choices import EDITABLE, OrderSource
@@ -100,14 +100,16 @@ def record(
     source: str = OrderSource.API,
     note: str = "",
 ) -> OrderStatusChange:
-    return OrderStatusChange.objects.create(
-        order=order,
-        field=field,
-        from_value=old or "",
-        to_value=new,
-        note=(note or "")[:255],
-        source=source,
-        actor=logged_in(actor),
+    return insert(  # compiled once (common.compiled): every status change writes one
+        OrderStatusChange(
+            order=order,
+            field=field,
+            from_value=old or "",
+            to_value=new,
+            note=(note or "")[:255],
+            source=source,
+            actor=logged_in(actor),
+        )
     )
 
 
