@@ -13,6 +13,7 @@ import os
 from celery import Celery, Task, signals
 from celery.schedules import crontab
 
+from common import kombu_clients
 from common.logging_json import configure_celery_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -29,6 +30,9 @@ class ProjectTask(Task):
 app = Celery("emporion", task_cls=ProjectTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# One Redis client per broker channel, not one per publish (common.kombu_clients).
+kombu_clients.install()
 
 # With a receiver connected, Celery installs no plain-text handlers of its own.
 signals.setup_logging.connect(configure_celery_logging, weak=False, dispatch_uid="project_logs")
