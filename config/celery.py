@@ -13,7 +13,7 @@ import os
 from celery import Celery, Task, signals
 from celery.schedules import crontab
 
-from common import kombu_clients
+from common import celery_fixes
 from common.logging_json import configure_celery_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -31,8 +31,8 @@ app = Celery("emporion", task_cls=ProjectTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# One Redis client per broker channel, not one per publish (common.kombu_clients).
-kombu_clients.install()
+# One Redis client per broker channel, not one per publish (common.celery_fixes).
+celery_fixes.reuse_clients()
 
 # With a receiver connected, Celery installs no plain-text handlers of its own.
 signals.setup_logging.connect(configure_celery_logging, weak=False, dispatch_uid="project_logs")
@@ -40,8 +40,6 @@ signals.setup_logging.connect(configure_celery_logging, weak=False, dispatch_uid
 
 def _install_worker_guards(**_kwargs) -> None:
     """A worker survives losing Redis while it holds messages (common.celery_fixes)."""
-    from common import celery_fixes
-
     celery_fixes.install()
 
 

@@ -114,8 +114,8 @@ def test_a_worker_holding_a_message_survives_losing_redis(redis_server, guard, c
 
 @pytest.mark.filterwarnings("ignore::celery.exceptions.CPendingDeprecationWarning")
 def test_kombu_still_needs_the_guard(redis_server):
-    """Fails once the installed kombu no longer raises here: then delete common/celery_fixes.py
-    and its call in config/celery.py, and this test."""
+    """Fails once the installed kombu no longer raises here: then delete the guard of
+    common/celery_fixes.py and its call in config/celery.py, and this test."""
     celery_fixes.uninstall()
     connection, _message = lose_redis_holding_a_message(redis_server)
 

@@ -1,4 +1,4 @@
-"""common.kombu_clients: a broker channel keeps one Redis client per pool."""
+"""common.celery_fixes.reuse_clients: a broker channel keeps one Redis client per pool."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import uuid
 import pytest
 from kombu import Connection
 
-from common import kombu_clients
+from common import celery_fixes
 
 pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
 
 
 def test_a_channel_reuses_its_client_until_its_pool_changes_and_messages_still_flow():
-    kombu_clients.install()  # as config.celery does; idempotent
+    celery_fixes.reuse_clients()  # as config.celery does; idempotent
     with Connection(os.environ["REDIS_URL"]) as connection:
         channel = connection.default_channel
         first = channel._create_client()
@@ -40,10 +40,10 @@ def test_a_channel_reuses_its_client_until_its_pool_changes_and_messages_still_f
 
 
 def test_uninstalled_every_call_builds_a_client():
-    kombu_clients.uninstall()
+    celery_fixes.build_clients()
     try:
         with Connection(os.environ["REDIS_URL"]) as connection:
             channel = connection.default_channel
             assert channel._create_client() is not channel._create_client()
     finally:
-        kombu_clients.install()
+        celery_fixes.reuse_clients()
