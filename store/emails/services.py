@@ -28,7 +28,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from common import markers, outbox
-from common.compiled import CompiledQuery
+from common.compiled import CompiledQuery, insert
 from common.errors import NotFound
 from store.common.accounts import logged_in
 from store.common.errors import invalid_params, rule_broken
@@ -282,12 +282,14 @@ def email_send(
             failed_at=timezone.now(),
         )
     subject = f"{subject_prefix}{rendered.subject}"
-    email = SentEmail.objects.create(
-        type=email_type.slug,
-        recipient=to[:254],
-        subject=subject[:255],
-        order=order,
-        note=" ".join(filter(None, [note, fallback]))[:500],
+    email = insert(  # compiled once (common.compiled): every e-mail records one
+        SentEmail(
+            type=email_type.slug,
+            recipient=to[:254],
+            subject=subject[:255],
+            order=order,
+            note=" ".join(filter(None, [note, fallback]))[:500],
+        )
     )
     outbox.enqueue(
         SEND_TASK,
