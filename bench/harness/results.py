@@ -213,6 +213,15 @@ def summary_rows(benches: list[dict], scale: dict | None) -> list[tuple[str, str
             if s.get("error"):
                 found[label] = (_case_goal(s), "—", f"ERROR: {s['error']}")
                 continue
+            if s.get("p50_plus_worker_ratio"):  # the status change: the worker's share counts
+                found[label] = (
+                    f"(p50 + worker CPU) ≤ {s['goal_p50']:g}x F-{s.get('floor', 'pk')}",
+                    f"{fmt_spread(s['p50_plus_worker_ratio'])}; request alone "
+                    f"{fmt_spread(s['p50_ratio'])}, worker "
+                    f"{s['worker_ms_per_request']['median']:.1f} ms a request",
+                    pass_text(s.get("p50_plus_worker_passed")),
+                )
+                continue
             found[label] = (
                 _case_goal(s),
                 f"{fmt_spread(s['p50_ratio'])}",

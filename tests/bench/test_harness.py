@@ -367,3 +367,26 @@ def test_each_bench_has_broker_queues_of_its_own():
     assert all(key.startswith(orders["BENCH_QUEUE_PREFIX"]) for key in harness.queue_keys("orders"))
     # flush_redis empties the cache's keys (bench_<name>:*), never the broker's
     assert not harness.queue_prefix("orders").startswith("bench_orders:")
+
+
+def test_the_status_change_s_summary_counts_the_worker_s_share(tmp_path):
+    """bench_orders adds the worker's CPU to a status change's p50: the summary's goal and
+    verdict are those of the sum, the request alone shown beside it."""
+    out = tmp_path / "out"
+    out.mkdir()
+    cancel = harness.summarise_case(
+        Case("status_change_cancel", floor="pkw", goal_p50=6.0),
+        [{"floor": measurement(10, 20, 400), "case": measurement(50, 90, 80)}],
+    )
+    cancel["worker_ms_per_request"] = {"median": 30.0, "min": 30.0, "max": 30.0}
+    cancel["p50_plus_worker_ratio"] = {"median": 8.0, "min": 8.0, "max": 8.0}
+    cancel["p50_plus_worker_passed"] = False
+    assert cancel["passed"]  # 5x alone: under the goal
+    (out / "orders.json").write_text(
+        json.dumps({"kind": "bench", "bench": "orders", "cases": [cancel]})
+    )
+    text = harness.write_results(out, tmp_path / "results.md", date="d", commit="c", cores=2)
+    assert (
+        "| status change (cancel) | (p50 + worker CPU) ≤ 6x F-pkw | 8.00x (8.00-8.00); request "
+        "alone 5.00x (5.00-5.00), worker 30.0 ms a request | FAIL |"
+    ) in text
