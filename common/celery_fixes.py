@@ -29,6 +29,8 @@ tests/outages/test_worker_redis_outage.py fails then.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 from kombu.transport import redis as kombu_redis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -36,7 +38,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 _MARK = "_emporion_patch"
 
 
-def _patch(name: str, wrap) -> None:
+def _patch(name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
     """Replace kombu's Redis Channel.`name` by `wrap(original)` (idempotent)."""
     original = getattr(kombu_redis.Channel, name)
     if getattr(original, _MARK, False):
@@ -52,7 +54,7 @@ def _unpatch(name: str) -> None:
         setattr(kombu_redis.Channel, name, current.__wrapped__)
 
 
-def transport_detached(channel) -> bool:
+def transport_detached(channel: Any) -> bool:
     """Whether `channel` was closed or its transport detached from its connection (collected
     or closed): the channel knows no Redis to connect to any more."""
     transport = channel.connection
@@ -62,8 +64,8 @@ def transport_detached(channel) -> bool:
 def install() -> None:
     """Guard kombu's Redis Channel._connparams (idempotent)."""
 
-    def wrap(original):
-        def _connparams(self, asynchronous=False):
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        def _connparams(self: Any, asynchronous: bool = False) -> Any:
             if transport_detached(self):
                 raise RedisConnectionError("the channel's broker connection was closed")
             return original(self, asynchronous=asynchronous)
@@ -95,8 +97,8 @@ _KEPT = "_emporion_client"
 def reuse_clients() -> None:
     """Keep one synchronous client per channel and pool (idempotent)."""
 
-    def wrap(original):
-        def _create_client(self, asynchronous=False):
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        def _create_client(self: Any, asynchronous: bool = False) -> Any:
             if asynchronous:
                 return original(self, asynchronous=True)
             pool = self.pool

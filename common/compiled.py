@@ -18,8 +18,8 @@ one into the SQL is refused at once, not answered wrongly.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from django.db import connections, router, transaction
 from django.db.models import Case, F, Model, QuerySet, Value, When
@@ -29,7 +29,7 @@ from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery, UpdateQuery
 
 
-def _check_samples(sample: tuple, other: tuple) -> None:
+def _check_samples(sample: tuple[Any, ...], other: tuple[Any, ...]) -> None:
     for values in (sample, other):
         if len(set(values)) != len(values):
             raise ValueError("CompiledQuery: the sample arguments must be distinct")
@@ -37,14 +37,20 @@ def _check_samples(sample: tuple, other: tuple) -> None:
         raise ValueError("CompiledQuery: the two samples must differ in every argument")
 
 
-def _places(sample: tuple, other: tuple, compiled: tuple, other_compiled: tuple) -> list:
+Places = list[tuple[str, Any]]
+Sql = tuple[str, Sequence[Any]]
+
+
+def _places(
+    sample: tuple[Any, ...], other: tuple[Any, ...], compiled: Sql, other_compiled: Sql
+) -> Places:
     """Per SQL parameter of a query compiled with `sample` and with `other`: ("arg", index)
     where it follows the samples, ("const", value) where it is the same in both; refuses SQL
     that changes with the arguments, a parameter that is neither, an argument left out."""
     (sql, params), (other_sql, other_params) = compiled, other_compiled
     if other_sql != sql or len(other_params) != len(params):
         raise AssertionError("CompiledQuery: the SQL changes with the arguments")
-    places: list[tuple[str, Any]] = []
+    places: Places = []
     for param, other_param in zip(params, other_params, strict=True):
         matches = [
             i
@@ -75,7 +81,7 @@ def _same_kind(value: Any, param: Any) -> bool:
     )
 
 
-def _params(places: list, args: tuple) -> list:
+def _params(places: Places, args: tuple[Any, ...]) -> list[Any]:
     return [args[x] if kind == "arg" else x for kind, x in places]
 
 
@@ -86,14 +92,21 @@ class CompiledQuery:
     is compiled with both, and a parameter is an argument where it follows the samples, a
     constant where it is the same in both; anything else is refused."""
 
-    def __init__(self, build: Callable[..., QuerySet], sample: tuple, other: tuple) -> None:
+    def __init__(
+        self,
+        build: Callable[..., QuerySet[Any, Any]],
+        sample: tuple[Any, ...],
+        other: tuple[Any, ...],
+    ) -> None:
         _check_samples(sample, other)
         self.build = build
         self.sample = sample
         self.other = other
-        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._compiled: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = (
+            weakref.WeakKeyDictionary()
+        )
 
-    def _compile(self, alias: str, connection):
+    def _compile(self, alias: str, connection: Any) -> tuple[Any, ...]:
         compiler = self.build(*self.sample).query.get_compiler(alias)
         sql, params = compiler.as_sql()
         other_sql, other_params = self.build(*self.other).query.get_compiler(alias).as_sql()
@@ -102,13 +115,13 @@ class CompiledQuery:
         converters = list(compiler.get_converters(columns).items())
         return sql, places, converters, _Instances.of(compiler, alias)
 
-    def _compiled_for(self, alias: str, connection):
+    def _compiled_for(self, alias: str, connection: Any) -> tuple[Any, ...]:
         compiled = self._compiled.get(connection)
         if compiled is None:
             compiled = self._compiled[connection] = self._compile(alias, connection)
         return compiled
 
-    def instances(self, *args, using: str | None = None) -> list[Any]:
+    def instances(self, *args: Any, using: str | None = None) -> list[Any]:
         """The model instances of a queryset query (not values_list), with what it
         select_related()s, as the ORM's own iteration makes them (typed Any: the caller
         knows its model)."""
@@ -118,7 +131,7 @@ class CompiledQuery:
             raise TypeError("CompiledQuery.instances needs a queryset of model instances")
         return [made.make(row) for row in self.rows(*args, using=alias)]
 
-    def rows(self, *args, using: str | None = None) -> list[list]:
+    def rows(self, *args: Any, using: str | None = None) -> list[list[Any]]:
         alias = using or self.alias()
         connection = connections[alias]
         sql, places, converters, _made = self._compiled_for(alias, connection)
@@ -184,39 +197,46 @@ class CompiledUpdate:
     def __init__(
         self,
         build: Callable[..., tuple[QuerySet[Any, Any], dict[str, Any]]],
-        sample: tuple,
-        other: tuple,
+        sample: tuple[Any, ...],
+        other: tuple[Any, ...],
     ) -> None:
         _check_samples(sample, other)
         self.build = build
         self.sample = sample
         self.other = other
-        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._compiled: weakref.WeakKeyDictionary[Any, tuple[str, Places]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._alias: str | None = None
 
-    def _sql(self, args: tuple, alias: str) -> tuple[str, tuple]:
+    def _sql(self, args: tuple[Any, ...], alias: str) -> Sql:
         queryset, values = self.build(*args)
-        query = queryset.query.chain(UpdateQuery)
+        query: Any = queryset.query.chain(UpdateQuery)
         query.add_update_values(values)
         query.clear_select_clause()
         if query.related_updates or query.count_active_tables() != 1:
             raise AssertionError("CompiledUpdate: one table only")
-        return query.get_compiler(alias).as_sql()
+        sql: str
+        params: Sequence[Any]
+        sql, params = query.get_compiler(alias).as_sql()
+        return sql, params
 
-    def execute(self, *args) -> int:
+    def execute(self, *args: Any) -> int:
         """Runs the UPDATE with `args`; answers the number of rows it changed."""
-        alias = getattr(self, "_alias", None)
+        alias = self._alias
         if alias is None:
             alias = self._alias = router.db_for_write(self.build(*self.sample)[0].model)
         connection = connections[alias]
         compiled = self._compiled.get(connection)
         if compiled is None:
-            sql = self._sql(self.sample, alias)
-            places = _places(self.sample, self.other, sql, self._sql(self.other, alias))
-            compiled = self._compiled[connection] = (sql[0], places)
+            first = self._sql(self.sample, alias)
+            places = _places(self.sample, self.other, first, self._sql(self.other, alias))
+            compiled = self._compiled[connection] = (first[0], places)
         sql, places = compiled
         with connection.cursor() as cursor:
             cursor.execute(sql, _params(places, args))
-            return cursor.rowcount
+            changed: int = cursor.rowcount
+        return changed
 
 
 class CaseUpdate:
@@ -237,17 +257,17 @@ class CaseUpdate:
         most: int = 32,
     ) -> None:
         self.model = model
-        self.fields = [model._meta.get_field(name) for name in fields]
+        self.fields: list[Any] = [model._meta.get_field(name) for name in fields]
         self.increment = increment
         self.now = tuple(now)
         self.most = most
         self._by_count: dict[int, CompiledUpdate] = {}
 
-    def _values(self, pks: Sequence, columns: Sequence[Sequence]) -> dict[str, Any]:
+    def _values(self, pks: Sequence[Any], columns: Sequence[Sequence[Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {name: Now() for name in self.now}
         casted = connections[router.db_for_write(self.model)].features
         for field, column in zip(self.fields, columns, strict=True):
-            case = Case(
+            case: Any = Case(
                 *(
                     When(pk=pk, then=Value(value, output_field=field))
                     for pk, value in zip(pks, column, strict=True)
@@ -265,15 +285,15 @@ class CaseUpdate:
         if found is None:
             width = len(self.fields)
 
-            def build(*args):
+            def build(*args: Any) -> tuple[QuerySet[Any, Any], dict[str, Any]]:
                 pks = args[:count]
                 columns = [args[count * (i + 1) : count * (i + 2)] for i in range(width)]
                 queryset = self.model._default_manager.filter(pk__in=pks)
                 return queryset, self._values(pks, columns)
 
-            def samples(start: int) -> tuple:
+            def samples(start: int) -> tuple[Any, ...]:
                 pks = tuple(range(-start, -start - count, -1))
-                values: list = []
+                values: list[Any] = []
                 for i, field in enumerate(self.fields):
                     base = start * 1000 + (i + 1) * 100_000
                     numbers = range(base, base + count)
@@ -286,7 +306,7 @@ class CaseUpdate:
             found = self._by_count[count] = CompiledUpdate(build, samples(1), samples(1 + count))
         return found
 
-    def execute(self, rows: dict[Any, Sequence]) -> int:
+    def execute(self, rows: Mapping[Any, Sequence[Any]]) -> int:
         """Sets each row `pk` of `rows` to its values (in the order of `fields`): one UPDATE
         per `most` rows. Answers the number of rows changed."""
         pks = list(rows)
@@ -298,10 +318,13 @@ class CaseUpdate:
         return changed
 
 
-_INSERTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_INSERTS: weakref.WeakKeyDictionary[Any, dict[type[Model], tuple[Any, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+M = TypeVar("M", bound=Model)
 
 
-def insert(obj: Model) -> Model:
+def insert(obj: M) -> M:
     """`obj.save()` of a new row, its INSERT compiled once per model and connection: the
     same signals (pre_save, post_save with created=True), the same values prepared by each
     field, the primary key (and the other columns the database returns) set on `obj`.
@@ -313,16 +336,17 @@ def insert(obj: Model) -> Model:
     model = type(obj)
     meta = model._meta
     alias = router.db_for_write(model, instance=obj)
-    connection = connections[alias]
+    connection: Any = connections[alias]
+    row: Any = obj  # the model's private save() helpers, as save() calls them
     if (
         meta.parents
-        or obj._is_pk_set()
+        or row._is_pk_set()
         or not connection.features.can_return_columns_from_insert
         or any(hasattr(obj.__dict__.get(f.attname), "resolve_expression") for f in meta.fields)
     ):
         obj.save(force_insert=True, using=alias)
         return obj
-    obj._prepare_related_fields_for_save(operation_name="save")
+    row._prepare_related_fields_for_save(operation_name="save")
     prepared = _INSERTS.setdefault(connection, {}).get(model)
     if prepared is None:
         fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
@@ -332,7 +356,7 @@ def insert(obj: Model) -> Model:
         returning = list(meta.db_returning_fields)
         query = InsertQuery(model)
         query.insert_values(fields, [obj])
-        compiler = query.get_compiler(alias)
+        compiler: Any = query.get_compiler(alias)
         compiler.returning_fields = returning
         [(sql, _params)] = compiler.as_sql()
         columns = [field.get_col(meta.db_table) for field in returning]

@@ -5,11 +5,12 @@ change of a level is posted with its StockMovement.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import BooleanField, F, Q
+from django.db.models import BooleanField, F, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from common.compiled import CaseUpdate, CompiledQuery
@@ -91,7 +92,7 @@ def _lock_stock(
     return list(_levels(query, with_skus))
 
 
-def _levels(query: Q, with_skus: bool):
+def _levels(query: Q, with_skus: bool) -> QuerySet[StockLevel]:
     levels = (
         StockLevel.objects.select_for_update(of=("self",))
         .filter(query)
@@ -101,7 +102,7 @@ def _levels(query: Q, with_skus: bool):
     return levels.annotate(product_sku=F("product__sku")) if with_skus else levels
 
 
-def _products_locked(ids) -> RawSQL:
+def _products_locked(ids: Sequence[int]) -> RawSQL:
     """The filter that locks the products `ids` first (an uncorrelated subquery: PostgreSQL
     runs it once, before it reads a level)."""
     table = connection.ops.quote_name(Product._meta.db_table)
@@ -114,10 +115,10 @@ def _products_locked(ids) -> RawSQL:
     )
 
 
-_LOCKING: dict[tuple, CompiledQuery] = {}
+_LOCKING: dict[tuple[Any, ...], CompiledQuery] = {}
 
 
-def _locking(shape: tuple) -> CompiledQuery:
+def _locking(shape: tuple[Any, ...]) -> CompiledQuery:
     """The lock statement of a shape (numbers of products and levels, which items are a
     product's own, SKUs or not), compiled once per connection."""
     found = _LOCKING.get(shape)
@@ -125,7 +126,7 @@ def _locking(shape: tuple) -> CompiledQuery:
         return found
     product_count, level_count, own, with_skus = shape
 
-    def build(*args):
+    def build(*args: int) -> QuerySet[StockLevel]:
         ids, rest = args[:product_count], args[product_count:]
         if level_count:
             query = Q(pk__in=rest)
