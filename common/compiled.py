@@ -85,26 +85,28 @@ def _params(places: Places, args: tuple[Any, ...]) -> list[Any]:
     return [args[x] if kind == "arg" else x for kind, x in places]
 
 
-class CompiledQuery:
+class _Sampled:
+    """A statement compiled with two sets of sample arguments (see CompiledQuery), kept per
+    database connection."""
+
+    def __init__(
+        self, build: Callable[..., Any], sample: tuple[Any, ...], other: tuple[Any, ...]
+    ) -> None:
+        _check_samples(sample, other)
+        self.build = build
+        self.sample = sample
+        self.other = other
+        self._compiled: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+class CompiledQuery(_Sampled):
     """`build(*args)` answers a `values_list()` queryset whose SQL parameters are its arguments
     (each used once or more, in any order) and constants. `sample` and `other` are two sets of
     distinct arguments of the right types, different from each other in every place: the query
     is compiled with both, and a parameter is an argument where it follows the samples, a
     constant where it is the same in both; anything else is refused."""
 
-    def __init__(
-        self,
-        build: Callable[..., QuerySet[Any, Any]],
-        sample: tuple[Any, ...],
-        other: tuple[Any, ...],
-    ) -> None:
-        _check_samples(sample, other)
-        self.build = build
-        self.sample = sample
-        self.other = other
-        self._compiled: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = (
-            weakref.WeakKeyDictionary()
-        )
+    build: Callable[..., QuerySet[Any, Any]]
 
     def _compile(self, alias: str, connection: Any) -> tuple[Any, ...]:
         compiler = self.build(*self.sample).query.get_compiler(alias)
@@ -188,26 +190,14 @@ class CompiledByCount:
         return self._query(len(ids)).instances(*ids)
 
 
-class CompiledUpdate:
+class CompiledUpdate(_Sampled):
     """An UPDATE of fixed shape, compiled once per database connection, as CompiledQuery is
     for reads: `build(*args)` answers (queryset, {field: value or expression}) as given to
     `queryset.update()`; the SQL's parameters must be the arguments and constants. Only an
     UPDATE of one table (no join to pre-select, no parent model's rows)."""
 
-    def __init__(
-        self,
-        build: Callable[..., tuple[QuerySet[Any, Any], dict[str, Any]]],
-        sample: tuple[Any, ...],
-        other: tuple[Any, ...],
-    ) -> None:
-        _check_samples(sample, other)
-        self.build = build
-        self.sample = sample
-        self.other = other
-        self._compiled: weakref.WeakKeyDictionary[Any, tuple[str, Places]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._alias: str | None = None
+    build: Callable[..., tuple[QuerySet[Any, Any], dict[str, Any]]]
+    _alias: str | None = None
 
     def _sql(self, args: tuple[Any, ...], alias: str) -> Sql:
         queryset, values = self.build(*args)
