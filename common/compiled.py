@@ -350,17 +350,21 @@ def insert(obj: M) -> M:
         compiler.returning_fields = returning
         [(sql, _params)] = compiler.as_sql()
         columns = [field.get_col(meta.db_table) for field in returning]
-        prepared = (sql, fields, returning, compiler, compiler.get_converters(columns))
+        converters = list(compiler.get_converters(columns).items())
+        # Kept: the SQL and what to do with a row, not the compiler (it holds the connection,
+        # the key of this cache).
+        prepared = (sql, fields, returning, tuple(compiler.returning_params), converters)
         _INSERTS[connection][model] = prepared
-    sql, fields, returning, compiler, converters = prepared
+    sql, fields, returning, returning_params, converters = prepared
     pre_save.send(sender=model, instance=obj, raw=False, using=alias, update_fields=None)
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
     with transaction.mark_for_rollback_on_error(using=alias), connection.cursor() as cursor:
-        cursor.execute(sql, [*params, *compiler.returning_params])
-        rows = [connection.ops.fetch_returned_insert_columns(cursor, compiler.returning_params)]
-    if converters:
-        rows = list(compiler.apply_converters(rows, converters))
-    for value, field in zip(rows[0], returning, strict=True):
+        cursor.execute(sql, [*params, *returning_params])
+        row = list(connection.ops.fetch_returned_insert_columns(cursor, returning_params))
+    for position, (functions, expression) in converters:
+        for function in functions:
+            row[position] = function(row[position], expression, connection)
+    for value, field in zip(row, returning, strict=True):
         setattr(obj, field.attname, value)
     obj._state.adding = False
     obj._state.db = alias
