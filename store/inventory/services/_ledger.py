@@ -53,12 +53,7 @@ def _item_filter(pairs: Iterable[tuple[int, int | None]]) -> Q:
 
 def _lock_levels(query: Q) -> list[StockLevel]:
     """Lock levels in pk order (their warehouse is read along, not locked)."""
-    return list(
-        StockLevel.objects.select_for_update(of=("self",))
-        .filter(query)
-        .select_related("warehouse")
-        .order_by("pk")
-    )
+    return list(_levels(query, with_skus=False))
 
 
 def _lock_stock(
@@ -81,7 +76,8 @@ def _lock_stock(
     items = sorted(set(pairs), key=lambda pair: (pair[1] is not None, pair[0], pair[1] or 0))
     if not level_ids and not items:
         return []  # no level asked for: nothing to lock
-    if ids and connection.vendor == "postgresql" and len(ids) + len(level_ids) + len(items) <= 64:
+    compiled = len(ids) + len(level_ids) + len(items) <= COMPILED_LOCK_PARAMETERS
+    if ids and connection.vendor == "postgresql" and compiled:
         shape = (len(ids), len(level_ids), tuple(v is None for _p, v in items), with_skus)
         args = (*ids, *level_ids, *(p if v is None else v for p, v in items))
         return _locking(shape).instances(*args)
@@ -93,6 +89,7 @@ def _lock_stock(
 
 
 def _levels(query: Q, with_skus: bool) -> QuerySet[StockLevel]:
+    """The levels of `query` to lock, in pk order, their warehouse read along (not locked)."""
     levels = (
         StockLevel.objects.select_for_update(of=("self",))
         .filter(query)
@@ -115,6 +112,9 @@ def _products_locked(ids: Sequence[int]) -> RawSQL:
     )
 
 
+# The lock statements compiled once per shape take at most this many parameters (products,
+# levels, items); a larger one is built each time.
+COMPILED_LOCK_PARAMETERS = 64
 _LOCKING: dict[tuple[Any, ...], CompiledQuery] = {}
 
 

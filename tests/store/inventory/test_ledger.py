@@ -276,3 +276,38 @@ def test_the_opening_balance_migration_accounts_for_stock_made_before_the_ledger
         "migration",
     )
     assert levels_of(lamp) == {"main": 12}
+
+
+@pytest.mark.parametrize("compiled_up_to", [64, 0], ids=["compiled", "built-each-time"])
+def test_the_lock_of_products_and_levels_answers_the_same_compiled_or_built(
+    monkeypatch, compiled_up_to, django_assert_num_queries
+):
+    """The stock lock is compiled once per shape up to a bound of parameters; a larger shape
+    is built each time. Both take and give back the same stock, own items and variants alike."""
+    from store.inventory.services import _ledger
+
+    monkeypatch.setattr(_ledger, "COMPILED_LOCK_PARAMETERS", compiled_up_to)
+    lamp = make_product(title="Lamp", sku="LAMP", stock_quantity=5)
+    shirt = make_product(title="Shirt", type="variable")
+    red = make_variant(shirt, TermFactory(), sku="SHIRT-RED", stock_quantity=4)
+    reference = services.Reference(type="test", id="lock")
+    needs = [
+        services.Need(line=1, product_id=lamp.pk, variant_id=None, quantity=2),
+        services.Need(line=2, product_id=shirt.pk, variant_id=red.pk, quantity=3),
+    ]
+    services.stock_take(needs=needs, reason="order_placed", reference=reference, key_prefix="k1")
+    assert (levels_of(lamp), levels_of(red)) == ({"main": 3}, {"main": 1})
+    lamp_level = StockLevel.objects.get(product=lamp, variant=None)
+    red_level = StockLevel.objects.get(variant=red)
+    locked = _ledger._lock_stock(
+        [lamp.pk, shirt.pk], level_ids=[red_level.pk, lamp_level.pk], with_skus=True
+    )
+    assert [(lv.pk, lv.warehouse.code, lv.product_sku) for lv in locked] == sorted(
+        [(lamp_level.pk, "main", "LAMP"), (red_level.pk, "main", shirt.sku)]
+    )
+    with django_assert_num_queries(0):
+        assert _ledger._lock_stock([lamp.pk]) == []  # no level asked for
+    services.stock_release(reference=reference, keep={}, reason="order_cancelled", key_prefix="k2")
+    assert (levels_of(lamp), levels_of(red)) == ({"main": 5}, {"main": 4})
+    red.refresh_from_db()
+    assert red.stock_quantity == 4
